@@ -1,0 +1,34 @@
+# Optional parts: each is compiled in where its headers are found, and left out
+# with a message where they are not. Nothing here links a vendor driver: CUDA's
+# driver, NVML, NVRTC, cuBLAS and NCCL are loaded at run time.
+
+set(BATON_CUDA_ROOT "/usr/local/cuda" CACHE PATH "CUDA toolkit (headers, nvcc)")
+find_path(BATON_CUDA_INCLUDE cuda.h HINTS ${BATON_CUDA_ROOT}/include ENV CUDA_HOME PATH_SUFFIXES include)
+if(BATON_CUDA_INCLUDE)
+  set(BATON_HAVE_CUDA ON)
+  message(STATUS "baton: CUDA backend on (headers in ${BATON_CUDA_INCLUDE})")
+else()
+  set(BATON_HAVE_CUDA OFF)
+  message(STATUS "baton: CUDA backend compiled out: no cuda.h (set BATON_CUDA_ROOT)")
+endif()
+
+find_package(OpenCL QUIET)
+if(OpenCL_FOUND)
+  set(BATON_HAVE_OPENCL ON)
+  message(STATUS "baton: OpenCL backend on (${OpenCL_LIBRARIES})")
+else()
+  set(BATON_HAVE_OPENCL OFF)
+  message(STATUS "baton: OpenCL backend compiled out: no OpenCL ICD loader (ocl-icd-opencl-dev)")
+endif()
+
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(HWLOC QUIET IMPORTED_TARGET hwloc)
+endif()
+if(HWLOC_FOUND)
+  set(BATON_HAVE_HWLOC ON)
+  message(STATUS "baton: hwloc topology discovery on")
+else()
+  set(BATON_HAVE_HWLOC OFF)
+  message(STATUS "baton: hwloc compiled out (libhwloc-dev): topology falls back to /sys")
+endif()

@@ -1,0 +1,93 @@
+// The device abstraction layer: what every backend (cpu, sim, cuda, opencl)
+// implements. A device owns memory on one memory node, in-order queues and
+// events; the scheduler drives each device from one host worker thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "baton/kernel.hpp"
+
+namespace baton {
+
+std::string_view to_string(BackendKind b);
+
+// Memory nodes number the distinct memories of the machine; host memory is 0.
+// Devices that compute straight on host memory (cpu) live on node 0.
+using MemoryNode = int;
+inline constexpr MemoryNode kHostNode = 0;
+
+struct DeviceInfo {
+  std::string name;         // unique, short: "cpu0", "sim2", "cuda0", "cuda0.p1", "opencl0.0"
+  std::string description;  // human text: model, partition, driver
+  BackendKind backend = BackendKind::cpu;
+  std::string topology_id;  // node of this device in the Topology ("gpu0", "cpu", "sim2")
+  MemoryNode memory_node = kHostNode;
+  int compute_units = 0;           // cores, SMs, compute units
+  double peak_gflops = 0;          // fp32 peak, from the hardware's figures
+  std::uint64_t memory_bytes = 0;  // memory usable by this device
+  int pipeline_depth = 1;          // chunks its worker keeps in flight (GPUs overlap copies)
+};
+
+// A point in a queue's stream of work. Events of any backend may be waited on
+// by a queue of any other backend.
+class Event {
+ public:
+  virtual ~Event() = default;
+  virtual void wait() = 0;   // block the calling host thread until complete
+  virtual bool ready() = 0;  // complete now?
+  // Virtual completion time on the sim clock (seconds); 0 for real devices.
+  virtual double sim_time() const { return 0.0; }
+};
+using EventPtr = std::shared_ptr<Event>;
+
+enum class QueueRole : std::uint8_t { compute, copy_in, copy_out };
+
+// An in-order queue of commands on one device.
+class Queue {
+ public:
+  virtual ~Queue() = default;
+  // Host <-> device transfers; `host` stays valid until the queue passes this point.
+  virtual void write(DeviceMemory dst, std::size_t dst_offset, const void* host,
+                     std::size_t bytes) = 0;
+  virtual void read(void* host, DeviceMemory src, std::size_t src_offset, std::size_t bytes) = 0;
+  // Copy within this device's memory.
+  virtual void copy(DeviceMemory dst, std::size_t dst_offset, DeviceMemory src,
+                    std::size_t src_offset, std::size_t bytes) = 0;
+  virtual void launch(const Kernel& kernel, Span span, const KernelArgs& args) = 0;
+  virtual EventPtr record() = 0;
+  // Later commands of this queue start after `event` completes.
+  virtual void wait(const EventPtr& event) = 0;
+  virtual void finish() = 0;  // block until everything enqueued so far is done
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  const DeviceInfo& info() const { return info_; }
+  const std::string& name() const { return info_.name; }
+
+  virtual DeviceMemory allocate(std::size_t bytes) = 0;  // throws Errc::out_of_memory
+  virtual void release(DeviceMemory memory) = 0;
+  virtual Queue& queue(QueueRole role) = 0;
+
+  // Called once on the host worker thread that drives this device, before any
+  // other call from it (a CUDA backend makes its context current here).
+  virtual void bind_thread() {}
+  // Enqueue on `q` (one of this device's queues) a copy from a peer device's
+  // memory into ours. False when there is no direct path: the caller then
+  // stages through host memory.
+  virtual bool copy_from_peer(Queue& q, DeviceMemory dst, std::size_t dst_offset, Device& peer,
+                              DeviceMemory src, std::size_t src_offset, std::size_t bytes) {
+    (void)q, (void)dst, (void)dst_offset, (void)peer, (void)src, (void)src_offset, (void)bytes;
+    return false;
+  }
+
+ protected:
+  explicit Device(DeviceInfo info) : info_(std::move(info)) {}
+  DeviceInfo info_;
+};
+
+}  // namespace baton

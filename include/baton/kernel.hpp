@@ -1,0 +1,122 @@
+// A Kernel is one operation with an implementation per backend. Devices pick
+// the implementation for their backend; a device whose backend has none is
+// skipped by the scheduler (and it is an error if no device has one).
+//
+// Conventions for the code behind each backend, for a launch over Span s:
+//   cpu:    fn(s, args)                      called on a host thread of the device
+//   cuda:   extern "C" __global__ void k(unsigned long long begin, unsigned long long end, ...)
+//   opencl: __kernel void k(ulong begin, ulong end, ...)
+// followed by one parameter per argument: a pointer for a buffer (to the whole
+// replica on that device, index it with the global item number) and a value
+// for a scalar. GPU launches cover at least s.size() threads; each thread
+// handles item begin + global_id and returns when that is >= end.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "baton/range.hpp"
+
+namespace baton {
+
+enum class BackendKind : std::uint8_t { cpu, sim, cuda, opencl };
+inline constexpr int kBackendCount = 4;
+
+// A piece of memory on one device. `ptr` is a pointer the backend understands
+// (host pointer, CUdeviceptr); `handle` carries an opaque object where needed
+// (an OpenCL cl_mem).
+struct DeviceMemory {
+  void* ptr = nullptr;
+  std::uintptr_t handle = 0;
+  std::size_t bytes = 0;
+  bool managed = false;  // unified memory taken as the out-of-memory fallback
+  bool mapped = false;   // zero-copy host memory mapped into the device
+};
+
+struct LaunchArg {
+  enum class Kind : std::uint8_t { buffer, scalar };
+  Kind kind = Kind::scalar;
+  DeviceMemory memory;  // buffer: the launching device's replica
+  std::size_t element_size = 0;
+  alignas(8) unsigned char value[16] = {};
+  std::uint8_t value_size = 0;
+};
+
+// What a kernel implementation sees of its arguments, in call order.
+class KernelArgs {
+ public:
+  explicit KernelArgs(std::span<const LaunchArg> args) : args_(args) {}
+  std::size_t size() const { return args_.size(); }
+  const LaunchArg& operator[](std::size_t i) const { return args_[i]; }
+  template <class T>
+  T* ptr(std::size_t i) const {
+    return static_cast<T*>(args_[i].memory.ptr);
+  }
+  template <class T>
+  T value(std::size_t i) const {
+    T v;
+    std::memcpy(&v, args_[i].value, sizeof(T));
+    return v;
+  }
+  std::span<const LaunchArg> all() const { return args_; }
+
+ private:
+  std::span<const LaunchArg> args_;
+};
+
+using CpuFn = std::function<void(Span, const KernelArgs&)>;
+// A backend-native launcher (a cuBLAS call, say): gets the backend's stream or
+// queue handle, the span and the arguments.
+using NativeFn = std::function<void(void* stream, Span, const KernelArgs&)>;
+// Work units of a span, used by the sim backend's virtual clock; one unit runs
+// in 1/speed nanoseconds on a sim device of that speed.
+using CostFn = std::function<double(Span)>;
+
+struct GpuCode {
+  std::vector<unsigned char> image;  // fatbin, cubin or PTX (cuda); empty when `source` is used
+  std::string source;                // CUDA C++ (NVRTC) or OpenCL C
+  std::string entry;
+};
+
+class Kernel {
+ public:
+  explicit Kernel(std::string name);
+
+  Kernel& cpu(CpuFn fn);
+  Kernel& cuda_image(std::span<const unsigned char> image, std::string entry);
+  Kernel& cuda_source(std::string source, std::string entry);
+  Kernel& opencl(std::string source, std::string entry);
+  Kernel& native(BackendKind backend, NativeFn fn);
+  Kernel& cost(CostFn fn);
+
+  const std::string& name() const { return impl_->name; }
+  // Unique per Kernel object (copies share it): backends key compiled code on it.
+  std::uint64_t id() const { return impl_->id; }
+
+  const CpuFn* cpu_fn() const { return impl_->cpu ? &impl_->cpu : nullptr; }
+  const GpuCode* cuda_code() const { return impl_->has_cuda ? &impl_->cuda : nullptr; }
+  const GpuCode* opencl_code() const { return impl_->has_opencl ? &impl_->opencl : nullptr; }
+  const NativeFn* native_fn(BackendKind b) const;
+  double cost_of(Span s) const { return impl_->cost ? impl_->cost(s) : double(s.size()); }
+  // True when a device of backend `b` can run this kernel.
+  bool runs_on(BackendKind b) const;
+
+ private:
+  struct Impl {
+    std::string name;
+    std::uint64_t id = 0;
+    CpuFn cpu;
+    GpuCode cuda, opencl;
+    bool has_cuda = false, has_opencl = false;
+    NativeFn native[kBackendCount];
+    CostFn cost;
+  };
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace baton

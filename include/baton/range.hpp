@@ -1,0 +1,24 @@
+// Index spaces: a Range is what the user asks for, a Span is one piece of it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace baton {
+
+// Half-open interval [begin, end) of work items.
+struct Span {
+  std::uint64_t begin = 0;
+  std::uint64_t end = 0;
+  std::uint64_t size() const { return end - begin; }
+  bool empty() const { return end <= begin; }
+  friend bool operator==(const Span&, const Span&) = default;
+};
+
+// n work items, cut into chunks of at most `chunk` items (0: let the policy choose).
+struct Range {
+  std::uint64_t n = 0;
+  std::uint64_t chunk = 0;
+};
+
+}  // namespace baton

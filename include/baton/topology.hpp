@@ -1,0 +1,58 @@
+// The machine as a typed graph: nodes (host memory, CPUs, GPUs, switches, sim
+// devices) and links (NVLink, PCIe, system, virtual) with bandwidth and latency.
+// Serialisable to JSON so machines we do not have can be described in a file.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace baton {
+
+enum class LinkKind { nvlink, pcie, sys, virt };
+std::string_view to_string(LinkKind k);
+
+struct TopoNode {
+  std::string id;    // "host", "gpu0", "sim1", "pcie0"
+  std::string kind;  // "host", "cpu", "gpu", "switch", "sim", "opencl"
+};
+
+struct TopoLink {
+  std::string a, b;  // node ids; links are symmetric
+  LinkKind kind = LinkKind::pcie;
+  double gbps = 0;        // bandwidth per direction, GB/s
+  double latency_us = 0;  // one-way start-up cost of a transfer
+};
+
+// The cost of moving bytes between two nodes along the best path.
+struct PathCost {
+  double gbps = 0;
+  double latency_us = 0;
+  LinkKind worst = LinkKind::virt;  // slowest kind of link on the path
+  int hops = 0;
+  double seconds(double bytes) const { return latency_us * 1e-6 + (gbps > 0 ? bytes / (gbps * 1e9) : 0); }
+};
+
+class Topology {
+ public:
+  void add_node(TopoNode node);          // replaces a node of the same id
+  void add_link(TopoLink link);          // replaces a link between the same pair
+  bool has_node(const std::string& id) const;
+  const std::vector<TopoNode>& nodes() const { return nodes_; }
+  const std::vector<TopoLink>& links() const { return links_; }
+  std::optional<TopoLink> link(const std::string& a, const std::string& b) const;
+  // Best path: the direct link, else the widest path through the graph
+  // (bandwidth is the narrowest link on it, latency the sum). Same node: free.
+  std::optional<PathCost> path(const std::string& a, const std::string& b) const;
+
+  std::string to_json() const;
+  // Throws Error(Errc::bad_topology) naming the bad field.
+  static Topology from_json(const std::string& text, const std::string& origin);
+  static Topology load(const std::string& path);
+
+ private:
+  std::vector<TopoNode> nodes_;
+  std::vector<TopoLink> links_;
+};
+
+}  // namespace baton

@@ -1,0 +1,66 @@
+#include "baton/kernel.hpp"
+
+#include <atomic>
+
+namespace baton {
+
+static std::uint64_t next_kernel_id() {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+Kernel::Kernel(std::string name) : impl_(std::make_shared<Impl>()) {
+  impl_->name = std::move(name);
+  impl_->id = next_kernel_id();
+}
+
+Kernel& Kernel::cpu(CpuFn fn) {
+  impl_->cpu = std::move(fn);
+  return *this;
+}
+
+Kernel& Kernel::cuda_image(std::span<const unsigned char> image, std::string entry) {
+  impl_->cuda = GpuCode{{image.begin(), image.end()}, {}, std::move(entry)};
+  impl_->has_cuda = true;
+  return *this;
+}
+
+Kernel& Kernel::cuda_source(std::string source, std::string entry) {
+  impl_->cuda = GpuCode{{}, std::move(source), std::move(entry)};
+  impl_->has_cuda = true;
+  return *this;
+}
+
+Kernel& Kernel::opencl(std::string source, std::string entry) {
+  impl_->opencl = GpuCode{{}, std::move(source), std::move(entry)};
+  impl_->has_opencl = true;
+  return *this;
+}
+
+Kernel& Kernel::native(BackendKind backend, NativeFn fn) {
+  impl_->native[static_cast<int>(backend)] = std::move(fn);
+  return *this;
+}
+
+Kernel& Kernel::cost(CostFn fn) {
+  impl_->cost = std::move(fn);
+  return *this;
+}
+
+const NativeFn* Kernel::native_fn(BackendKind b) const {
+  const NativeFn& fn = impl_->native[static_cast<int>(b)];
+  return fn ? &fn : nullptr;
+}
+
+bool Kernel::runs_on(BackendKind b) const {
+  if (native_fn(b)) return true;
+  switch (b) {
+    case BackendKind::cpu: return cpu_fn() != nullptr;
+    case BackendKind::sim: return true;  // the virtual clock needs only the cost
+    case BackendKind::cuda: return cuda_code() != nullptr;
+    case BackendKind::opencl: return opencl_code() != nullptr;
+  }
+  return false;
+}
+
+}  // namespace baton
