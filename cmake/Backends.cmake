@@ -2,23 +2,28 @@
 # with a message where they are not. Nothing here links a vendor driver: CUDA's
 # driver, NVML, NVRTC, cuBLAS and NCCL are loaded at run time.
 
+option(BATON_ENABLE_CUDA "Build the CUDA backend where the toolkit's headers are found" ON)
+option(BATON_ENABLE_OPENCL "Build the OpenCL backend where the ICD loader is found" ON)
+
 set(BATON_CUDA_ROOT "/usr/local/cuda" CACHE PATH "CUDA toolkit (headers, nvcc)")
 find_path(BATON_CUDA_INCLUDE cuda.h HINTS ${BATON_CUDA_ROOT}/include ENV CUDA_HOME PATH_SUFFIXES include)
-if(BATON_CUDA_INCLUDE)
+if(BATON_ENABLE_CUDA AND BATON_CUDA_INCLUDE)
   set(BATON_HAVE_CUDA ON)
   message(STATUS "baton: CUDA backend on (headers in ${BATON_CUDA_INCLUDE})")
 else()
   set(BATON_HAVE_CUDA OFF)
-  message(STATUS "baton: CUDA backend compiled out: no cuda.h (set BATON_CUDA_ROOT)")
+  message(STATUS "baton: CUDA backend compiled out: disabled, or no cuda.h (set BATON_CUDA_ROOT)")
 endif()
 
-find_package(OpenCL QUIET)
+if(BATON_ENABLE_OPENCL)
+  find_package(OpenCL QUIET)
+endif()
 if(OpenCL_FOUND)
   set(BATON_HAVE_OPENCL ON)
   message(STATUS "baton: OpenCL backend on (${OpenCL_LIBRARIES})")
 else()
   set(BATON_HAVE_OPENCL OFF)
-  message(STATUS "baton: OpenCL backend compiled out: no OpenCL ICD loader (ocl-icd-opencl-dev)")
+  message(STATUS "baton: OpenCL backend compiled out: disabled, or no ICD loader (ocl-icd-opencl-dev)")
 endif()
 
 find_package(PkgConfig QUIET)

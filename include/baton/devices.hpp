@@ -1,0 +1,41 @@
+// Opening devices from a spec string (--devices, BATON_DEVICES).
+//   auto                 every device every compiled-in backend finds
+//   cpu | cpu:N | cpu:NxT  the host CPU as 1 or N devices (T threads each)
+//   sim:8,4,2,1          virtual devices of those speeds; sim:FILE.json from a topology file
+//   cuda | cuda:G | cuda:G/64+32   GPUs, or GPU G split into SM partitions
+//   opencl | opencl:P | opencl:P.D OpenCL devices
+// Items are separated by commas; numbers after "sim:" belong to the sim item.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "baton/device.hpp"
+#include "baton/topology.hpp"
+
+namespace baton {
+
+struct DeviceSet {
+  std::vector<std::unique_ptr<Device>> devices;
+  Topology topology;
+  // Why a backend contributed nothing under "auto" ("cuda: libcuda.so.1 not found").
+  std::vector<std::string> notes;
+};
+
+struct SpecItem {
+  std::string backend;  // "sim"
+  std::string args;     // "8,4,2,1" ("" when the item had no colon)
+};
+
+// Splits a spec into items; throws Error(bad_device_spec) naming the bad part.
+std::vector<SpecItem> parse_device_spec(const std::string& spec);
+// Opens the devices of a spec. Throws Error(bad_device_spec) for a malformed
+// spec, Error(backend_unavailable) when an item names a backend that finds nothing.
+DeviceSet open_devices(const std::string& spec);
+// One line per backend and accepted form, for --help.
+std::string device_spec_help();
+// Names of the backends compiled into this build.
+std::vector<std::string> compiled_backends();
+
+}  // namespace baton

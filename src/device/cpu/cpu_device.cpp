@@ -1,0 +1,127 @@
+#include "device/cpu/cpu_device.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "baton/error.hpp"
+#include "common/tunables.hpp"
+#include "device/backend.hpp"
+#include "device/completed_event.hpp"
+#include "topology/discover.hpp"
+
+namespace baton::detail {
+
+EventPtr CompletedEvent::shared() {
+  static const EventPtr done = std::make_shared<CompletedEvent>();
+  return done;
+}
+
+class CpuDevice::CpuQueue final : public Queue {
+ public:
+  explicit CpuQueue(CpuDevice& dev) : dev_(dev) {}
+  void write(DeviceMemory dst, std::size_t off, const void* host, std::size_t bytes) override {
+    std::memcpy(static_cast<char*>(dst.ptr) + off, host, bytes);
+  }
+  void read(void* host, DeviceMemory src, std::size_t off, std::size_t bytes) override {
+    std::memcpy(host, static_cast<const char*>(src.ptr) + off, bytes);
+  }
+  void copy(DeviceMemory dst, std::size_t doff, DeviceMemory src, std::size_t soff,
+            std::size_t bytes) override {
+    std::memmove(static_cast<char*>(dst.ptr) + doff, static_cast<const char*>(src.ptr) + soff,
+                 bytes);
+  }
+  void launch(const Kernel& k, Span span, const KernelArgs& args) override {
+    if (const NativeFn* native = k.native_fn(BackendKind::cpu)) {
+      (*native)(nullptr, span, args);
+      return;
+    }
+    const CpuFn* fn = k.cpu_fn();
+    if (!fn) raise(Errc::no_implementation, dev_.name(), "kernel '" + k.name() + "' has no cpu code");
+    dev_.group_.run(span, [&](Span piece) { (*fn)(piece, args); });
+  }
+  EventPtr record() override { return CompletedEvent::shared(); }
+  void wait(const EventPtr& e) override { e->wait(); }
+  void finish() override {}
+
+ private:
+  CpuDevice& dev_;
+};
+
+CpuDevice::CpuDevice(DeviceInfo info, int threads)
+    : Device(std::move(info)), group_(threads), queue_(std::make_unique<CpuQueue>(*this)) {}
+
+DeviceMemory CpuDevice::allocate(std::size_t bytes) {
+  void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+  if (!p) raise(Errc::out_of_memory, name(), "cannot allocate " + std::to_string(bytes) + " bytes");
+  return DeviceMemory{p, 0, bytes};
+}
+
+void CpuDevice::release(DeviceMemory memory) { std::free(memory.ptr); }
+
+Queue& CpuDevice::queue(QueueRole) { return *queue_; }
+
+bool CpuDevice::copy_from_peer(Queue& q, DeviceMemory dst, std::size_t doff, Device& peer,
+                               DeviceMemory src, std::size_t soff, std::size_t bytes) {
+  // Another host-memory device: its memory is ours to read.
+  if (peer.info().memory_node != kHostNode) return false;
+  q.copy(dst, doff, src, soff, bytes);
+  return true;
+}
+
+static int host_threads() {
+  int configured = static_cast<int>(tunable_number("BATON_CPU_THREADS"));
+  if (configured > 0) return configured;
+  return host_info().threads;
+}
+
+// "" -> one device of all threads; "N" -> N devices sharing the threads; "NxT" -> N of T.
+static std::pair<int, int> parse_cpu_args(const std::string& args) {
+  const std::string where = "cpu:" + args;
+  if (args.empty()) return {1, host_threads()};
+  std::size_t x = args.find('x');
+  auto number = [&](const std::string& s) {
+    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 4)
+      raise(Errc::bad_device_spec, where,
+            "expected cpu, cpu:N or cpu:NxT with N devices of T threads");
+    int v = std::stoi(s);
+    if (v < 1) raise(Errc::bad_device_spec, where, "counts must be at least 1");
+    return v;
+  };
+  int devices = number(args.substr(0, x));
+  if (x != std::string::npos) return {devices, number(args.substr(x + 1))};
+  return {devices, std::max(1, host_threads() / devices)};
+}
+
+Backend cpu_backend() {
+  Backend b;
+  b.name = "cpu";
+  b.spec_help =
+      "  cpu                   the host CPU as one device of all its threads\n"
+      "  cpu:N                 N devices sharing the threads evenly\n"
+      "  cpu:NxT               N devices of T threads each\n";
+  b.create = [](const std::string& args, BackendContext& ctx) {
+    auto [count, threads] = parse_cpu_args(args);
+    ctx.topology().add_node({"cpu", "cpu"});
+    ctx.topology().add_link({"cpu", "host", LinkKind::sys, 20.0, 0.1});
+    DeviceList list;
+    for (int i = 0; i < count; ++i) {
+      DeviceInfo info;
+      info.name = "cpu" + std::to_string(i);
+      info.description = host_info().cpu_model + ", " + std::to_string(threads) + " thread(s)";
+      info.memory_bytes = host_info().memory_bytes;
+      info.backend = BackendKind::cpu;
+      info.topology_id = "cpu";
+      info.memory_node = kHostNode;
+      info.compute_units = threads;
+      // 8-wide fp32 FMA at ~2.5 GHz per thread: a rough figure, calibration refines it.
+      info.peak_gflops = threads * 2.5 * 16;
+      info.pipeline_depth = 1;
+      list.push_back(std::make_unique<CpuDevice>(std::move(info), threads));
+    }
+    return list;
+  };
+  return b;
+}
+
+}  // namespace baton::detail

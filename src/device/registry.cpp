@@ -1,0 +1,81 @@
+// The list of compiled-in backends and the opening of a device spec.
+#include <algorithm>
+
+#include "baton/devices.hpp"
+#include "baton/error.hpp"
+#include "device/backend.hpp"
+
+namespace baton {
+
+static const std::vector<detail::Backend>& backends() {
+  static const std::vector<detail::Backend> list = [] {
+    std::vector<detail::Backend> v{detail::cpu_backend(), detail::sim_backend()};
+#ifdef BATON_HAVE_CUDA
+    v.push_back(detail::cuda_backend());
+#endif
+#ifdef BATON_HAVE_OPENCL
+    v.push_back(detail::opencl_backend());
+#endif
+    return v;
+  }();
+  return list;
+}
+
+std::vector<std::string> compiled_backends() {
+  std::vector<std::string> names;
+  for (const auto& b : backends()) names.push_back(b.name);
+  return names;
+}
+
+static const detail::Backend& find_backend(const std::string& name) {
+  for (const auto& b : backends())
+    if (b.name == name) return b;
+  std::string known;
+  for (const auto& b : backends()) known += (known.empty() ? "" : ", ") + b.name;
+  raise(Errc::bad_device_spec, "--devices",
+        "unknown backend '" + name + "' (this build has: auto, " + known + ")");
+}
+
+static void append(DeviceSet& set, detail::DeviceList devices) {
+  for (auto& d : devices) {
+    bool clash = std::any_of(set.devices.begin(), set.devices.end(),
+                             [&](const auto& e) { return e->name() == d->name(); });
+    if (clash) raise(Errc::bad_device_spec, d->name(), "device named twice in the spec");
+    set.devices.push_back(std::move(d));
+  }
+}
+
+DeviceSet open_devices(const std::string& spec) {
+  std::vector<SpecItem> items = parse_device_spec(spec);
+  DeviceSet set;
+  set.topology.add_node({"host", "host"});
+  detail::BackendContext ctx(set.topology);
+  for (const SpecItem& item : items) {
+    if (item.backend == "auto") {
+      if (!item.args.empty()) raise(Errc::bad_device_spec, "--devices", "'auto' takes no arguments");
+      for (const auto& b : backends()) {
+        if (!b.in_default_set) continue;
+        try {
+          append(set, b.create("", ctx));
+        } catch (const Error& e) {
+          if (e.code() != Errc::backend_unavailable) throw;
+          set.notes.push_back(b.name + ": " + e.what());
+        }
+      }
+    } else {
+      append(set, find_backend(item.backend).create(item.args, ctx));
+    }
+  }
+  if (set.devices.empty())
+    raise(Errc::backend_unavailable, "--devices", "no device found for '" + spec + "'");
+  return set;
+}
+
+std::string device_spec_help() {
+  std::string s = "  auto                  every device of every backend below that is present\n";
+  for (const auto& b : backends()) s += b.spec_help;
+  s += "  Items are separated by commas, e.g. cpu,sim:4,2 or cpu:2,opencl.\n";
+  return s;
+}
+
+}  // namespace baton

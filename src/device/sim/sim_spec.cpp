@@ -1,0 +1,129 @@
+// The two ways to describe sim devices: a list of speeds, or a JSON file:
+// {"launch_us": 5,
+//  "devices": [{"id": "gpu0", "speed": 8, "changes": [{"at_s": 0.5, "speed": 2}], "fail_at_s": 1}],
+//  "links":   [{"a": "gpu0", "b": "host", "kind": "pcie", "gbps": 55, "latency_us": 5}]}
+// Devices without a link to host get a default PCIe-like one.
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "baton/error.hpp"
+#include "device/sim/sim_device.hpp"
+#include "topology/link_kind.hpp"
+
+namespace baton::detail {
+
+static constexpr double kDefaultGbps = 55, kDefaultLatencyUs = 5;
+
+static void add_default_host_links(SimMachine& m) {
+  std::set<std::string> linked;
+  for (const auto& l : m.links) {
+    if (l.a == "host") linked.insert(l.b);
+    if (l.b == "host") linked.insert(l.a);
+  }
+  for (const auto& d : m.devices)
+    if (!linked.count(d.id))
+      m.links.push_back({d.id, "host", LinkKind::pcie, kDefaultGbps, kDefaultLatencyUs});
+}
+
+static double parse_speed(const std::string& tok, const std::string& where) {
+  char* end = nullptr;
+  double v = std::strtod(tok.c_str(), &end);
+  if (tok.empty() || end != tok.c_str() + tok.size() || !(v > 0) || v > 1e6)
+    raise(Errc::bad_device_spec, where, "'" + tok + "' is not a positive speed");
+  return v;
+}
+
+SimMachine parse_sim_args(const std::string& args) {
+  const std::string where = "sim:" + args;
+  if (args.size() > 5 && args.substr(args.size() - 5) == ".json") {
+    std::ifstream in(args);
+    if (!in) raise(Errc::bad_topology, args, "cannot open the sim topology file");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return sim_machine_from_json(ss.str(), args);
+  }
+  SimMachine m;
+  std::stringstream ss(args);
+  for (std::string tok; std::getline(ss, tok, ',');) {
+    SimDeviceSpec d;
+    d.id = "sim" + std::to_string(m.devices.size());
+    d.speed = parse_speed(tok, where);
+    m.devices.push_back(d);
+  }
+  if (m.devices.size() > 1024) raise(Errc::bad_device_spec, where, "at most 1024 sim devices");
+  add_default_host_links(m);
+  return m;
+}
+
+SimMachine sim_machine_from_json(const std::string& text, const std::string& origin) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    raise(Errc::bad_topology, origin, std::string("not valid JSON: ") + e.what());
+  }
+  auto bad = [&](const std::string& msg) { raise(Errc::bad_topology, origin, msg); };
+  auto number = [&](const nlohmann::json& o, const char* key, double dflt, const std::string& ctx) {
+    if (!o.contains(key)) return dflt;
+    if (!o[key].is_number()) bad(ctx + "." + key + " must be a number");
+    return o[key].get<double>();
+  };
+  if (!j.is_object() || !j.contains("devices") || !j["devices"].is_array() || j["devices"].empty())
+    bad("needs a non-empty \"devices\" array");
+  SimMachine m;
+  m.launch_us = number(j, "launch_us", m.launch_us, "top level");
+  if (m.launch_us < 0) bad("launch_us must not be negative");
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < j["devices"].size(); ++i) {
+    const auto& o = j["devices"][i];
+    const std::string ctx = "devices[" + std::to_string(i) + "]";
+    if (!o.is_object()) bad(ctx + " must be an object");
+    SimDeviceSpec d;
+    d.id = o.contains("id") && o["id"].is_string() ? o["id"].get<std::string>() : "sim" + std::to_string(i);
+    if (d.id.empty() || d.id == "host" || !ids.insert(d.id).second)
+      bad(ctx + ".id '" + d.id + "' is empty, 'host' or used twice");
+    if (!o.contains("speed")) bad(ctx + " needs a speed");
+    d.speed = number(o, "speed", 0, ctx);
+    if (!(d.speed > 0)) bad(ctx + ".speed must be positive");
+    d.fail_at_s = number(o, "fail_at_s", -1, ctx);
+    if (o.contains("changes")) {
+      if (!o["changes"].is_array()) bad(ctx + ".changes must be an array");
+      for (const auto& c : o["changes"]) {
+        SimSpeedChange ch{number(c, "at_s", -1, ctx + ".changes"), number(c, "speed", 0, ctx + ".changes")};
+        if (ch.at_s < 0 || !(ch.speed > 0)) bad(ctx + ".changes need at_s >= 0 and speed > 0");
+        d.changes.push_back(ch);
+      }
+    }
+    m.devices.push_back(d);
+  }
+  if (j.contains("links")) {
+    if (!j["links"].is_array()) bad("\"links\" must be an array");
+    for (std::size_t i = 0; i < j["links"].size(); ++i) {
+      const auto& o = j["links"][i];
+      const std::string ctx = "links[" + std::to_string(i) + "]";
+      if (!o.is_object() || !o.contains("a") || !o.contains("b") || !o["a"].is_string() ||
+          !o["b"].is_string())
+        bad(ctx + " needs string fields a and b");
+      TopoLink l;
+      l.a = o["a"].get<std::string>();
+      l.b = o["b"].get<std::string>();
+      for (const auto& end : {l.a, l.b})
+        if (end != "host" && !ids.count(end)) bad(ctx + " names unknown node '" + end + "'");
+      if (l.a == l.b) bad(ctx + " links '" + l.a + "' to itself");
+      l.kind = o.contains("kind") ? parse_link_kind(o["kind"].is_string() ? o["kind"].get<std::string>() : "",
+                                                     origin + ": " + ctx + ".kind")
+                                  : LinkKind::pcie;
+      l.gbps = number(o, "gbps", 0, ctx);
+      l.latency_us = number(o, "latency_us", 0, ctx);
+      if (!(l.gbps > 0) || l.latency_us < 0) bad(ctx + " needs gbps > 0 and latency_us >= 0");
+      m.links.push_back(l);
+    }
+  }
+  add_default_host_links(m);
+  return m;
+}
+
+}  // namespace baton::detail

@@ -1,0 +1,37 @@
+// Chunk sizing for work stealing. Each device's chunk is a fraction of its fair
+// share of the work still unstarted, so chunks shrink toward the end and the
+// last ones on every device finish close together. Rates are measured
+// completion rates (items per busy second), the median of the last samples so
+// that one outlier (a page fault, a preempted thread) cannot skew the split.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+namespace baton::detail {
+
+class RateTracker {
+ public:
+  // Single writer (the device's worker); readers load rate() from any thread.
+  void add(double items_per_s);
+  double rate() const { return rate_.load(std::memory_order_relaxed); }  // 0: no sample yet
+
+ private:
+  std::array<double, 7> ring_{};
+  int count_ = 0;
+  std::atomic<double> rate_{0.0};
+};
+
+// The rate of each device: measured where known, else its weight scaled by
+// the measured devices' rate-to-weight ratio (so both live on one scale).
+std::vector<double> effective_rates(const std::vector<double>& weights,
+                                    const std::vector<RateTracker>& measured);
+
+// The next chunk for a device whose share of the total rate is `share`, with
+// `unstarted` items not yet handed out anywhere.
+std::uint64_t guided_chunk(std::uint64_t unstarted, double share, double tail_split,
+                           std::uint64_t min_chunk, std::uint64_t max_chunk);
+
+}  // namespace baton::detail

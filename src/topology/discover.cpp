@@ -1,0 +1,56 @@
+#include "topology/discover.hpp"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+
+#ifdef BATON_HAVE_HWLOC
+#include <hwloc.h>
+#endif
+
+namespace baton::detail {
+
+static std::string cpu_model_from_proc() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  return "unknown CPU";
+}
+
+static HostInfo discover() {
+  HostInfo h;
+  h.cpu_model = cpu_model_from_proc();
+  long threads = sysconf(_SC_NPROCESSORS_ONLN);
+  h.threads = threads > 0 ? static_cast<int>(threads) : 1;
+  h.cores = h.threads;
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) h.memory_bytes = std::uint64_t(pages) * std::uint64_t(page);
+  h.source = "sysconf";
+#ifdef BATON_HAVE_HWLOC
+  hwloc_topology_t topo;
+  if (hwloc_topology_init(&topo) == 0) {
+    if (hwloc_topology_load(topo) == 0) {
+      int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+      int pus = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+      int numa = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
+      if (cores > 0) h.cores = cores;
+      if (pus > 0) h.threads = pus;
+      if (numa > 0) h.numa_nodes = numa;
+      h.source = "hwloc";
+    }
+    hwloc_topology_destroy(topo);
+  }
+#endif
+  return h;
+}
+
+const HostInfo& host_info() {
+  static const HostInfo info = discover();
+  return info;
+}
+
+}  // namespace baton::detail

@@ -1,0 +1,92 @@
+#include <algorithm>
+#include <map>
+
+#include "baton/error.hpp"
+#include "baton/topology.hpp"
+#include "topology/link_kind.hpp"
+
+namespace baton {
+
+void Topology::add_node(TopoNode node) {
+  for (auto& n : nodes_)
+    if (n.id == node.id) {
+      n = std::move(node);
+      return;
+    }
+  nodes_.push_back(std::move(node));
+}
+
+void Topology::add_link(TopoLink link) {
+  for (auto& l : links_)
+    if ((l.a == link.a && l.b == link.b) || (l.a == link.b && l.b == link.a)) {
+      l = std::move(link);
+      return;
+    }
+  links_.push_back(std::move(link));
+}
+
+bool Topology::has_node(const std::string& id) const {
+  return std::any_of(nodes_.begin(), nodes_.end(), [&](const TopoNode& n) { return n.id == id; });
+}
+
+std::optional<TopoLink> Topology::link(const std::string& a, const std::string& b) const {
+  for (const auto& l : links_)
+    if ((l.a == a && l.b == b) || (l.a == b && l.b == a)) return l;
+  return std::nullopt;
+}
+
+static int rank(LinkKind k) {  // larger is slower
+  switch (k) {
+    case LinkKind::virt: return 0;
+    case LinkKind::nvlink: return 1;
+    case LinkKind::pcie: return 2;
+    case LinkKind::sys: return 3;
+  }
+  return 3;
+}
+
+// Widest path (largest bottleneck bandwidth, then least latency), by a
+// Dijkstra-like relaxation; machines have tens of nodes, so this is cheap.
+std::optional<PathCost> Topology::path(const std::string& a, const std::string& b) const {
+  if (a == b) return PathCost{1e9, 0, LinkKind::virt, 0};
+  std::map<std::string, PathCost> best;
+  std::map<std::string, bool> done;
+  best[a] = PathCost{1e18, 0, LinkKind::virt, 0};
+  auto better = [](const PathCost& x, const PathCost& y) {
+    return x.gbps > y.gbps || (x.gbps == y.gbps && x.latency_us < y.latency_us);
+  };
+  for (;;) {
+    const std::string* cur = nullptr;
+    for (const auto& [id, c] : best)
+      if (!done[id] && (!cur || better(c, best[*cur]))) cur = &id;
+    if (!cur) break;
+    std::string u = *cur;
+    done[u] = true;
+    if (u == b) break;
+    for (const auto& l : links_) {
+      if (l.a != u && l.b != u) continue;
+      const std::string& v = l.a == u ? l.b : l.a;
+      if (done[v]) continue;
+      const PathCost& cu = best[u];
+      PathCost c{std::min(cu.gbps, l.gbps), cu.latency_us + l.latency_us,
+                 rank(l.kind) > rank(cu.worst) ? l.kind : cu.worst, cu.hops + 1};
+      auto it = best.find(v);
+      if (it == best.end() || better(c, it->second)) best[v] = c;
+    }
+  }
+  auto it = best.find(b);
+  if (it == best.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace baton
+
+namespace baton::detail {
+
+LinkKind parse_link_kind(const std::string& text, const std::string& where) {
+  for (LinkKind k : {LinkKind::nvlink, LinkKind::pcie, LinkKind::sys, LinkKind::virt})
+    if (text == to_string(k)) return k;
+  raise(Errc::bad_topology, where, "link kind '" + text + "' is not nvlink, pcie, sys or virtual");
+}
+
+}  // namespace baton::detail

@@ -1,0 +1,201 @@
+// baton bench balance: the main job. Runs one compute-bound kernel over every
+// device under each policy and prints, side by side, makespan, throughput,
+// efficiency against the oracle (sum of each device's standalone throughput),
+// speed-up over static, and each device's share and steals.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "baton/error.hpp"
+#include "baton/runtime.hpp"
+#include "baton/sim.hpp"
+#include "common/tunables.hpp"
+#include "commands.hpp"
+#include "sched/policy.hpp"
+#include "table.hpp"
+#include "workloads/balance_kernels.hpp"
+
+namespace baton::cli {
+
+namespace {
+
+struct BalanceArgs {
+  std::string devices = detail::tunable("BATON_DEVICES");
+  std::string policies = "static,weighted,ws,ws-topo";
+  std::uint64_t items = 1 << 20;
+  std::uint64_t chunk = 0;
+  int iters = 256;
+  int repeat = 1;
+  std::string slowdown;  // "DEV:FACTOR"
+  bool json = false;
+  std::string json_out;
+};
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string tok; std::getline(ss, tok, sep);)
+    if (!tok.empty()) out.push_back(tok);
+  return out;
+}
+
+// "DEV:FACTOR": device DEV runs FACTOR times slower from half of the oracle time on.
+std::pair<std::size_t, double> parse_slowdown(const std::string& s, std::size_t devices) {
+  auto colon = s.find(':');
+  char* end = nullptr;
+  if (colon == std::string::npos) raise(Errc::invalid_argument, "--slowdown", "expected DEV:FACTOR, e.g. 0:4");
+  unsigned long dev = std::strtoul(s.c_str(), &end, 10);
+  if (end != s.c_str() + colon || dev >= devices)
+    raise(Errc::invalid_argument, "--slowdown", "'" + s.substr(0, colon) + "' is not a device index below " + std::to_string(devices));
+  double f = std::strtod(s.c_str() + colon + 1, &end);
+  if (*end || !(f >= 1))
+    raise(Errc::invalid_argument, "--slowdown", "factor '" + s.substr(colon + 1) + "' must be a number >= 1");
+  return {dev, f};
+}
+
+float reference(float x, float a, float b, int iters) {
+  for (int r = 0; r < iters; ++r) x = x * a + b;
+  return x;
+}
+
+void run_balance(const BalanceArgs& args) {
+  if (args.items == 0 || args.iters < 1 || args.repeat < 1)
+    raise(Errc::invalid_argument, "bench balance", "--items, --iters and --repeat must be at least 1");
+  std::vector<std::string> policy_names = split(args.policies, ',');
+  for (const auto& p : policy_names) detail::make_policy(p);  // fail early on a bad name
+  Options opt;
+  opt.devices = args.devices;
+  opt.topology_file = detail::tunable("BATON_TOPO_FILE");
+  Runtime rt(opt);
+  const auto& devs = rt.devices();
+  const bool sim = std::all_of(devs.begin(), devs.end(), [](const auto& d) { return sim::is_sim(*d); });
+  // Sim devices only need the cost; real ones compute and are checked.
+  Kernel k = workloads::fma_kernel(args.iters, !sim);
+  const float a = 0.999f, b = 0.001f;
+  auto input = rt.buffer<float>(args.items), output = rt.buffer<float>(args.items);
+  {
+    std::mt19937 gen(42);
+    std::uniform_real_distribution<float> dist(-1.f, 1.f);
+    for (float& x : input.host()) x = dist(gen);
+  }
+  const Range range{args.items, args.chunk};
+  progress("calibrating each device alone...");
+  std::vector<double> alone = rt.calibrate(range, k, in(input), out(output), a, b, args.iters);
+  if (!args.slowdown.empty()) {
+    if (!sim) raise(Errc::invalid_argument, "--slowdown", "only sim devices can be slowed down");
+    auto [dev, factor] = parse_slowdown(args.slowdown, devs.size());
+    double total = 0;
+    for (double r : alone) total += r;
+    double half = double(args.items) / total / 2;
+    double speed = devs[dev]->info().peak_gflops / factor;
+    sim::change_speed(*devs[dev], half, speed);
+  }
+  std::vector<float> expect;
+  if (!sim) {
+    expect.resize(args.items);
+    auto src = input.read();
+    for (std::size_t i = 0; i < args.items; ++i) expect[i] = reference(src[i], a, b, args.iters);
+  }
+
+  nlohmann::json j;
+  j["devices"] = nlohmann::json::array();
+  for (std::size_t d = 0; d < devs.size(); ++d)
+    j["devices"].push_back({{"name", devs[d]->name()}, {"description", devs[d]->info().description},
+                            {"standalone_items_per_s", alone[d]}});
+  j["items"] = args.items;
+  j["iters"] = args.iters;
+  j["slowdown"] = args.slowdown;
+  j["runs"] = nlohmann::json::array();
+  std::vector<RunStats> results;
+  for (std::size_t p = 0; p < policy_names.size(); ++p) {
+    std::vector<RunStats> reps;
+    for (int r = 0; r < args.repeat; ++r) {
+      progress("[" + std::to_string(p + 1) + "/" + std::to_string(policy_names.size()) + "] " + policy_names[p] +
+               " run " + std::to_string(r + 1) + "/" + std::to_string(args.repeat));
+      if (!sim) {
+        auto o = output.host();
+        std::fill(o.begin(), o.end(), std::nanf(""));
+      }
+      reps.push_back(rt.parallel_for(range, k, in(input), out(output), a, b, args.iters, Policy::by_name(policy_names[p])));
+      if (!sim) {
+        auto got = output.read();
+        for (std::size_t i = 0; i < args.items; ++i)
+          if (!(std::fabs(got[i] - expect[i]) <= 1e-4f * (1 + std::fabs(expect[i]))))
+            raise(Errc::internal, policy_names[p],
+                  "wrong result at item " + std::to_string(i) + ": " + std::to_string(got[i]) + " instead of " +
+                      std::to_string(expect[i]));
+      }
+    }
+    std::sort(reps.begin(), reps.end(), [](const auto& x, const auto& y) { return x.makespan_s < y.makespan_s; });
+    results.push_back(reps[reps.size() / 2]);  // the median run
+  }
+  progress_done();
+
+  const RunStats* base = nullptr;
+  for (const auto& r : results)
+    if (r.policy == "static") base = &r;
+  Table t({"policy", "makespan", "items/s", "vs oracle", "vs static", "share % (steals) per device"});
+  for (const auto& r : results) {
+    std::string shares;
+    nlohmann::json per = nlohmann::json::array();
+    for (const auto& d : r.devices) {
+      shares += d.name + " " + fixed(100.0 * double(d.items) / double(r.items), 1) + " (" + std::to_string(d.steals) + ")" +
+                (d.failed ? " FAILED" : "") + "  ";
+      per.push_back({{"name", d.name}, {"items", d.items}, {"chunks", d.chunks}, {"steals", d.steals},
+                     {"busy_s", d.busy_s}, {"bytes_in", d.bytes_in}, {"bytes_out", d.bytes_out},
+                     {"failed", d.failed}});
+    }
+    double speedup = base && r.makespan_s > 0 ? base->makespan_s / r.makespan_s : 0;
+    t.add({r.policy, seconds(r.makespan_s), si(r.throughput()), fixed(100 * r.efficiency, 1) + " %",
+           base ? fixed(speedup, 2) + "x" : "-", shares});
+    j["runs"].push_back({{"policy", r.policy}, {"makespan_s", r.makespan_s}, {"oracle_s", r.oracle_s},
+                         {"efficiency", r.efficiency}, {"items_per_s", r.throughput()},
+                         {"speedup_vs_static", speedup}, {"simulated", r.simulated}, {"devices", per}});
+  }
+  if (!args.json_out.empty()) {
+    std::ofstream f(args.json_out);
+    if (!f) raise(Errc::invalid_argument, "--json-out", "cannot write " + args.json_out);
+    f << j.dump(2) << "\n";
+  }
+  if (args.json) {
+    std::printf("%s\n", j.dump(2).c_str());
+    return;
+  }
+  std::printf("bench balance: %llu items x %d fma steps on %zu device(s)%s%s\n",
+              static_cast<unsigned long long>(args.items), args.iters, devs.size(),
+              sim ? " (sim: virtual time)" : ", results checked",
+              args.slowdown.empty() ? "" : (", slowdown " + args.slowdown + " at half-time").c_str());
+  for (std::size_t d = 0; d < devs.size(); ++d)
+    std::printf("  %-10s alone: %s items/s  (%s)\n", devs[d]->name().c_str(), si(alone[d]).c_str(),
+                devs[d]->info().description.c_str());
+  for (const auto& n : rt.notes()) std::printf("  note: %s\n", n.c_str());
+  std::fputs(t.str().c_str(), stdout);
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+  auto* bench = app.add_subcommand("bench", "Benchmarks");
+  bench->require_subcommand(1);
+  auto* cmd = bench->add_subcommand("balance", "Balance one compute-bound kernel over the devices under each policy");
+  std::string policy_help = "policies to compare, comma-separated:";
+  for (const auto& p : detail::policies()) policy_help += "\n  " + p.name + ": " + p.description;
+  auto args = std::make_shared<BalanceArgs>();
+  cmd->add_option("-d,--devices", args->devices, "device spec (see baton devices --help)")->capture_default_str();
+  cmd->add_option("-p,--policies", args->policies, policy_help)->capture_default_str();
+  cmd->add_option("-n,--items", args->items, "work items")->capture_default_str();
+  cmd->add_option("-c,--chunk", args->chunk, "largest chunk in items (0: chosen from the range)")->capture_default_str();
+  cmd->add_option("-i,--iters", args->iters, "fma steps per item (compute per item)")->capture_default_str();
+  cmd->add_option("-r,--repeat", args->repeat, "runs per policy; the median is reported")->capture_default_str();
+  cmd->add_option("--slowdown", args->slowdown, "sim only: DEV:FACTOR slows device DEV by FACTOR at half-time");
+  cmd->add_flag("--json", args->json, "print the results as JSON instead of a table");
+  cmd->add_option("--json-out", args->json_out, "also write the results as JSON to this file");
+  cmd->callback([args] { run_balance(*args); });
+}
+
+}  // namespace baton::cli

@@ -1,0 +1,64 @@
+// baton devices: what this machine offers, as a table or JSON.
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "baton/devices.hpp"
+#include "common/tunables.hpp"
+#include "commands.hpp"
+#include "table.hpp"
+
+namespace baton::cli {
+
+static void print_config() {
+  Table t({"variable", "value", "default", "meaning"});
+  for (const auto& v : detail::tunables())
+    t.add({v.env, detail::tunable(v.env), v.default_value, v.description});
+  std::fputs(t.str().c_str(), stdout);
+}
+
+void add_devices_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("devices", "List the devices a spec opens (default: all detected)");
+  cmd->footer("Device specs (--devices or BATON_DEVICES):\n" + device_spec_help());
+  auto spec = std::make_shared<std::string>(detail::tunable("BATON_DEVICES"));
+  auto json = std::make_shared<bool>(false);
+  auto config = std::make_shared<bool>(false);
+  auto topo = std::make_shared<bool>(false);
+  cmd->add_option("-d,--devices", *spec, "device spec")->capture_default_str();
+  cmd->add_flag("--json", *json, "print JSON instead of a table");
+  cmd->add_flag("--config", *config, "print the BATON_* tunables and their values");
+  cmd->add_flag("--topology", *topo, "print the topology (nodes and links) as JSON");
+  cmd->callback([=] {
+    if (*config) return print_config();
+    DeviceSet set = open_devices(*spec);
+    if (*topo) {
+      std::printf("%s\n", set.topology.to_json().c_str());
+      return;
+    }
+    if (*json) {
+      nlohmann::json j;
+      j["devices"] = nlohmann::json::array();
+      for (const auto& d : set.devices) {
+        const DeviceInfo& i = d->info();
+        j["devices"].push_back({{"name", i.name}, {"backend", std::string(to_string(i.backend))},
+                                {"description", i.description}, {"compute_units", i.compute_units},
+                                {"peak_gflops", i.peak_gflops}, {"memory_bytes", i.memory_bytes},
+                                {"memory_node", i.memory_node}, {"topology_id", i.topology_id}});
+      }
+      j["notes"] = set.notes;
+      std::printf("%s\n", j.dump(2).c_str());
+      return;
+    }
+    Table t({"name", "backend", "units", "peak GFLOP/s", "memory", "node", "description"});
+    for (const auto& d : set.devices) {
+      const DeviceInfo& i = d->info();
+      t.add({i.name, std::string(to_string(i.backend)), std::to_string(i.compute_units),
+             fixed(i.peak_gflops, 1), i.memory_bytes ? bytes(i.memory_bytes) : "-",
+             std::to_string(i.memory_node), i.description});
+    }
+    std::fputs(t.str().c_str(), stdout);
+    for (const auto& n : set.notes) std::printf("note: %s\n", n.c_str());
+  });
+}
+
+}  // namespace baton::cli

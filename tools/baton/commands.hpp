@@ -1,0 +1,11 @@
+// The subcommands of the baton CLI; each adds itself to the app.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace baton::cli {
+
+void add_devices_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
+
+}  // namespace baton::cli

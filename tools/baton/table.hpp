@@ -1,0 +1,29 @@
+// Plain-text tables and number formatting for the CLI.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace baton::cli {
+
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header) : rows_{std::move(header)} {}
+  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  std::string str() const;  // columns padded, a rule under the header
+
+ private:
+  std::vector<std::vector<std::string>> rows_;
+};
+
+std::string fixed(double v, int decimals);
+std::string bytes(std::uint64_t b);      // "1.5 GiB"
+std::string si(double v);                // "1.25 G"
+std::string seconds(double s);           // "12.3 ms"
+
+// A progress line on stderr, rewritten in place, only when stderr is a terminal.
+void progress(const std::string& line);
+void progress_done();
+
+}  // namespace baton::cli
