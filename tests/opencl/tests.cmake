@@ -1,7 +1,7 @@
 # OpenCL backend tests (included by tests/CMakeLists.txt when BATON_HAVE_OPENCL).
 # They run on whatever platform the ICD loader offers, PoCL in CI, and skip,
 # with the reason, where there is none.
-set(BATON_OPENCL_TESTS spec memory kernels events no_icd)
+set(BATON_OPENCL_TESTS spec memory kernels events no_icd exactly_once)
 foreach(unit IN LISTS BATON_OPENCL_TESTS)
   baton_test(NAME test_opencl_${unit} SOURCES opencl/test_opencl_${unit}.cpp LABELS opencl)
   # The tests include the backend's headers, and so the OpenCL headers.
