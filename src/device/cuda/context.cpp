@@ -1,0 +1,65 @@
+#include "device/cuda/context.hpp"
+
+namespace baton::cuda {
+
+std::shared_ptr<Context> Context::primary(std::shared_ptr<Gpu> gpu) {
+  CUcontext ctx = gpu->primary();
+  const int sms = gpu->props().sm_count;
+  return std::shared_ptr<Context>(new Context(std::move(gpu), ctx, nullptr, sms));
+}
+
+std::shared_ptr<Context> Context::green(std::shared_ptr<Gpu> gpu, CUgreenCtx green, int sm_count) {
+  CUcontext ctx = nullptr;
+  CUresult r = driver().cuCtxFromGreenCtx(&ctx, green);
+  if (r != CUDA_SUCCESS) {
+    driver().cuGreenCtxDestroy(green);
+    check(r, "cuCtxFromGreenCtx", gpu->name());
+  }
+  return std::shared_ptr<Context>(new Context(std::move(gpu), ctx, green, sm_count));
+}
+
+Context::Context(std::shared_ptr<Gpu> gpu, CUcontext ctx, CUgreenCtx green, int sm_count)
+    : gpu_(std::move(gpu)), ctx_(ctx), green_(green), sm_count_(sm_count) {}
+
+Context::~Context() {
+  const DriverApi& d = driver();
+  {
+    ContextGuard guard(ctx_);
+    for (CUevent e : events_) d.cuEventDestroy(e);
+  }
+  if (green_) d.cuGreenCtxDestroy(green_);
+}
+
+CUstream Context::create_stream() {
+  CUstream s = nullptr;
+  if (green_) {
+    // Green-context streams must not synchronise with the NULL stream.
+    BATON_CU(gpu_->name(), cuGreenCtxStreamCreate, &s, green_, CU_STREAM_NON_BLOCKING, 0);
+  } else {
+    ContextGuard guard(ctx_);
+    BATON_CU(gpu_->name(), cuStreamCreate, &s, CU_STREAM_NON_BLOCKING);
+  }
+  return s;
+}
+
+CUevent Context::take_event() {
+  {
+    std::lock_guard lock(mu_);
+    if (!events_.empty()) {
+      CUevent e = events_.back();
+      events_.pop_back();
+      return e;
+    }
+  }
+  ContextGuard guard(ctx_);
+  CUevent e = nullptr;
+  BATON_CU(gpu_->name(), cuEventCreate, &e, CU_EVENT_DISABLE_TIMING);
+  return e;
+}
+
+void Context::give_event(CUevent e) {
+  std::lock_guard lock(mu_);
+  events_.push_back(e);
+}
+
+}  // namespace baton::cuda

@@ -1,0 +1,148 @@
+// The "cuda" backend: device specs, DeviceInfo and topology for CUDA GPUs.
+//   cuda                 every GPU, one device each ("cuda0", "cuda1", ...)
+//   cuda:N               GPU N
+//   cuda:N/64+32+16+8    GPU N as SM partitions ("cuda0.p0" ... "cuda0.p3")
+#include <charconv>
+#include <cstdio>
+
+#include "baton/error.hpp"
+#include "device/backend.hpp"
+#include "device/cuda/cuda_device.hpp"
+#include "device/cuda/green_partition.hpp"
+#include "resource/nvml.hpp"
+
+namespace baton::detail {
+namespace {
+
+using namespace baton::cuda;
+
+// Pinned PCIe Gen5 x16 per direction, as measured on the H200 host
+// (docs/results/cuda-backend.md); the launch-to-first-byte cost of a DMA.
+constexpr double kPcieGbps = 55.0;
+constexpr double kPcieLatencyUs = 2.0;
+// NVLink 3 and 4 move 25 GB/s per link and direction.
+constexpr double kNvlinkGbpsPerLink = 25.0;
+
+std::string gib(std::uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0f GiB", double(bytes) / double(1ull << 30));
+  return text;
+}
+
+DeviceInfo base_info(const Gpu& gpu) {
+  const GpuProperties& p = gpu.props();
+  DeviceInfo info;
+  info.backend = BackendKind::cuda;
+  info.topology_id = gpu.topology_id();
+  info.memory_node = gpu.memory_node();
+  info.memory_bytes = p.memory_bytes;
+  info.pipeline_depth = 3;  // copy in, compute, copy out overlapped
+  info.description = p.model + ", sm_" + std::to_string(p.cc_major * 10 + p.cc_minor) + ", " +
+                     gib(p.memory_bytes) + ", " + std::to_string(p.clock_khz / 1000) + " MHz";
+  return info;
+}
+
+void add_topology(const Gpu& gpu, Topology& topo) {
+  topo.add_node({gpu.topology_id(), "gpu"});
+  if (!topo.has_node("host")) topo.add_node({"host", "host"});
+  topo.add_link({gpu.topology_id(), "host", LinkKind::pcie, kPcieGbps, kPcieLatencyUs});
+  // NVLink to every GPU already in the topology, where NVML reports one.
+  const Nvml& nvml = Nvml::get();
+  const int self = nvml.index_of_pci_bus_id(gpu.props().pci_bus_id);
+  if (self < 0) return;
+  for (const TopoNode& node : topo.nodes()) {
+    int other = -1;
+    if (node.kind != "gpu" || node.id == gpu.topology_id() || node.id.rfind("gpu", 0) != 0)
+      continue;
+    const std::string digits = node.id.substr(3);
+    if (std::from_chars(digits.data(), digits.data() + digits.size(), other).ec != std::errc())
+      continue;
+    char bus[64] = {};
+    CUdevice dev = 0;
+    if (driver().cuDeviceGet(&dev, other) != CUDA_SUCCESS ||
+        driver().cuDeviceGetPCIBusId(bus, int(sizeof bus), dev) != CUDA_SUCCESS)
+      continue;
+    const int peer = nvml.index_of_pci_bus_id(bus);
+    if (peer < 0 || !nvml.nvlink_between(unsigned(self), unsigned(peer))) continue;
+    const double gbps = kNvlinkGbpsPerLink * nvml.active_nvlinks(unsigned(self));
+    topo.add_link({gpu.topology_id(), node.id, LinkKind::nvlink, gbps, 1.0});
+  }
+}
+
+DeviceList whole_gpu(const std::shared_ptr<Gpu>& gpu) {
+  DeviceInfo info = base_info(*gpu);
+  info.name = gpu->name();
+  info.compute_units = gpu->props().sm_count;
+  info.peak_gflops = gpu->peak_gflops(info.compute_units);
+  info.description += ", " + std::to_string(info.compute_units) + " SMs";
+  DeviceList list;
+  list.push_back(std::make_unique<CudaDevice>(std::move(info), Context::primary(gpu)));
+  return list;
+}
+
+DeviceList partitions(const std::shared_ptr<Gpu>& gpu, const std::vector<int>& sizes,
+                      const std::string& where) {
+  DeviceList list;
+  const auto contexts = create_partitions(gpu, sizes, where);
+  for (std::size_t i = 0; i < contexts.size(); ++i) {
+    DeviceInfo info = base_info(*gpu);
+    info.name = gpu->name() + ".p" + std::to_string(i);
+    info.compute_units = contexts[i]->sm_count();
+    info.peak_gflops = gpu->peak_gflops(info.compute_units);
+    info.description += ", partition " + std::to_string(i) + ": " +
+                        std::to_string(info.compute_units) + " of " +
+                        std::to_string(gpu->props().sm_count) + " SMs (green context)";
+    list.push_back(std::make_unique<CudaDevice>(std::move(info), contexts[i]));
+  }
+  return list;
+}
+
+int parse_ordinal(const std::string& text, const std::string& where) {
+  int v = -1;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || v < 0)
+    raise(Errc::bad_device_spec, where,
+          "expected cuda, cuda:N or cuda:N/64+32+16+8 (GPU N split into SM partitions); "
+          "list several GPUs as cuda:0,cuda:1");
+  return v;
+}
+
+DeviceList create(const std::string& args, BackendContext& ctx) {
+  const std::string where = args.empty() ? "cuda" : "cuda:" + args;
+  if (args.empty()) {
+    int count = 0;  // driver() throws backend_unavailable with the reason
+    BATON_CU("cuda", cuDeviceGetCount, &count);
+    DeviceList all;
+    for (int i = 0; i < count; ++i) {
+      auto gpu = Gpu::open(i, ctx.new_memory_node());
+      add_topology(*gpu, ctx.topology());
+      for (auto& dev : whole_gpu(gpu)) all.push_back(std::move(dev));
+    }
+    return all;
+  }
+  const std::size_t slash = args.find('/');
+  const int ordinal = parse_ordinal(args.substr(0, slash), where);
+  // Sizes are checked for form before the driver is touched.
+  std::vector<int> sizes;
+  if (slash != std::string::npos) sizes = parse_partition_sizes(args.substr(slash + 1), where);
+  auto gpu = Gpu::open(ordinal, ctx.new_memory_node());
+  DeviceList list = sizes.empty() ? whole_gpu(gpu) : partitions(gpu, sizes, where);
+  add_topology(*gpu, ctx.topology());
+  return list;
+}
+
+}  // namespace
+
+Backend cuda_backend() {
+  Backend b;
+  b.name = "cuda";
+  b.spec_help =
+      "cuda                every CUDA GPU, one device each (cuda0, cuda1, ...)\n"
+      "cuda:N              GPU N\n"
+      "cuda:N/64+32+16+8   GPU N split into SM partitions (green contexts; cuda0.p0, ...);\n"
+      "                    sizes in the GPU's granularity (8 SMs on Hopper)";
+  b.create = create;
+  return b;
+}
+
+}  // namespace baton::detail

@@ -1,0 +1,153 @@
+#include "device/cuda/cuda_queue.hpp"
+
+#include <optional>
+#include <vector>
+
+#include "baton/error.hpp"
+
+namespace baton::cuda {
+namespace {
+
+constexpr unsigned kBlock = 256;  // the launch convention of include/baton/kernel.hpp
+
+CUdeviceptr at(const DeviceMemory& m, std::size_t offset) {
+  return reinterpret_cast<CUdeviceptr>(m.ptr) + offset;
+}
+
+// Memory the driver knows (pinned, registered, mapped, managed) can be handed
+// to the copy engine as it is; for pageable memory the call fails.
+bool dma_ready(const void* host) {
+  unsigned type = 0;
+  return driver().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                        reinterpret_cast<CUdeviceptr>(host)) == CUDA_SUCCESS;
+}
+
+}  // namespace
+
+void CudaEvent::wait() {
+  // Any current context will do; a thread with none (a CPU worker) borrows
+  // the primary context, which, unlike a green context, may be current on
+  // many threads at once.
+  CUcontext current = nullptr;
+  driver().cuCtxGetCurrent(&current);
+  std::optional<ContextGuard> guard;
+  if (!current) guard.emplace(ctx_->gpu().primary());
+  BATON_CU(ctx_->gpu().name(), cuEventSynchronize, event_);
+}
+
+bool CudaEvent::ready() {
+  CUcontext current = nullptr;
+  driver().cuCtxGetCurrent(&current);
+  std::optional<ContextGuard> guard;
+  if (!current) guard.emplace(ctx_->gpu().primary());
+  CUresult r = driver().cuEventQuery(event_);
+  if (r == CUDA_ERROR_NOT_READY) return false;
+  check(r, "cuEventQuery", ctx_->gpu().name());
+  return true;
+}
+
+CudaQueue::CudaQueue(std::shared_ptr<Context> ctx, ModuleCache& modules, std::string where)
+    : ctx_(std::move(ctx)), modules_(modules), where_(std::move(where)) {
+  stream_ = ctx_->create_stream();
+}
+
+CudaQueue::~CudaQueue() {
+  ContextGuard guard(ctx_->handle());
+  driver().cuStreamSynchronize(stream_);
+  staging_.reset();
+  driver().cuStreamDestroy(stream_);
+}
+
+void CudaQueue::write(DeviceMemory dst, std::size_t dst_offset, const void* host,
+                      std::size_t bytes) {
+  if (bytes == 0) return;
+  ContextGuard guard(ctx_->handle());
+  if (dma_ready(host)) {
+    BATON_CU(where_, cuMemcpyHtoDAsync, at(dst, dst_offset), host, bytes, stream_);
+    return;
+  }
+  if (!staging_) staging_ = std::make_unique<StagingRing>(ctx_->gpu().staging(), where_);
+  staging_->write(stream_, at(dst, dst_offset), host, bytes);
+}
+
+void CudaQueue::read(void* host, DeviceMemory src, std::size_t src_offset, std::size_t bytes) {
+  if (bytes == 0) return;
+  ContextGuard guard(ctx_->handle());
+  if (dma_ready(host)) {
+    BATON_CU(where_, cuMemcpyDtoHAsync, host, at(src, src_offset), bytes, stream_);
+    return;
+  }
+  if (!staging_) staging_ = std::make_unique<StagingRing>(ctx_->gpu().staging(), where_);
+  staging_->read(stream_, host, at(src, src_offset), bytes);
+}
+
+void CudaQueue::copy(DeviceMemory dst, std::size_t dst_offset, DeviceMemory src,
+                     std::size_t src_offset, std::size_t bytes) {
+  if (bytes == 0) return;
+  ContextGuard guard(ctx_->handle());
+  BATON_CU(where_, cuMemcpyDtoDAsync, at(dst, dst_offset), at(src, src_offset), bytes, stream_);
+}
+
+void CudaQueue::launch(const Kernel& kernel, Span span, const KernelArgs& args) {
+  ContextGuard guard(ctx_->handle());
+  if (const NativeFn* fn = kernel.native_fn(BackendKind::cuda)) {
+    (*fn)(stream_, span, args);
+    return;
+  }
+  const GpuCode* code = kernel.cuda_code();
+  if (!code)
+    raise(Errc::no_implementation, where_, "kernel '" + kernel.name() + "' has no CUDA code");
+  CUfunction fn = modules_.function(kernel, *code);
+  if (span.empty()) return;
+
+  // One pointer per parameter: begin, end, then each argument's value (a
+  // CUdeviceptr for a buffer, the raw bytes for a scalar).
+  unsigned long long begin = span.begin, end = span.end;
+  std::vector<CUdeviceptr> pointers(args.size());
+  std::vector<void*> params;
+  params.reserve(args.size() + 2);
+  params.push_back(&begin);
+  params.push_back(&end);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const LaunchArg& a = args[i];
+    if (a.kind == LaunchArg::Kind::buffer) {
+      pointers[i] = reinterpret_cast<CUdeviceptr>(a.memory.ptr);
+      params.push_back(&pointers[i]);
+    } else {
+      params.push_back(const_cast<unsigned char*>(a.value));
+    }
+  }
+  const std::uint64_t blocks = (span.size() + kBlock - 1) / kBlock;
+  if (blocks > 0x7fffffffu)
+    raise(Errc::invalid_argument, where_,
+          "span of " + std::to_string(span.size()) + " items is more than one launch can cover");
+  const std::string call = "cuLaunchKernel(" + code->entry + ")";
+  CUresult r = driver().cuLaunchKernel(fn, unsigned(blocks), 1, 1, kBlock, 1, 1, 0, stream_,
+                                       params.data(), nullptr);
+  if (r != CUDA_SUCCESS) check(r, call.c_str(), where_);
+}
+
+EventPtr CudaQueue::record() {
+  ContextGuard guard(ctx_->handle());
+  CUevent e = ctx_->take_event();
+  auto event = std::make_shared<CudaEvent>(ctx_, e);
+  BATON_CU(where_, cuEventRecord, e, stream_);
+  return event;
+}
+
+void CudaQueue::wait(const EventPtr& event) {
+  if (!event) return;
+  if (auto* cuda_event = dynamic_cast<CudaEvent*>(event.get())) {
+    ContextGuard guard(ctx_->handle());
+    BATON_CU(where_, cuStreamWaitEvent, stream_, cuda_event->handle(), 0);
+    return;
+  }
+  event->wait();
+}
+
+void CudaQueue::finish() {
+  ContextGuard guard(ctx_->handle());
+  BATON_CU(where_, cuStreamSynchronize, stream_);
+}
+
+}  // namespace baton::cuda

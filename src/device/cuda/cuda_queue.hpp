@@ -1,0 +1,60 @@
+// A CUDA stream as a baton Queue, and a CUDA event as a baton Event.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "baton/device.hpp"
+#include "device/cuda/context.hpp"
+#include "device/cuda/module_cache.hpp"
+#include "device/cuda/staging_pool.hpp"
+
+namespace baton::cuda {
+
+class CudaEvent final : public Event {
+ public:
+  CudaEvent(std::shared_ptr<Context> ctx, CUevent event) : ctx_(std::move(ctx)), event_(event) {}
+  ~CudaEvent() override { ctx_->give_event(event_); }
+  void wait() override;
+  bool ready() override;
+  CUevent handle() const { return event_; }
+
+ private:
+  std::shared_ptr<Context> ctx_;
+  CUevent event_;
+};
+
+class CudaQueue final : public Queue {
+ public:
+  CudaQueue(std::shared_ptr<Context> ctx, ModuleCache& modules, std::string where);
+  ~CudaQueue() override;
+
+  // Pinned or device-visible host memory is copied by DMA straight away;
+  // pageable memory goes through the staging ring (and read() then returns
+  // only once the data has landed).
+  void write(DeviceMemory dst, std::size_t dst_offset, const void* host,
+             std::size_t bytes) override;
+  void read(void* host, DeviceMemory src, std::size_t src_offset, std::size_t bytes) override;
+  void copy(DeviceMemory dst, std::size_t dst_offset, DeviceMemory src, std::size_t src_offset,
+            std::size_t bytes) override;
+  // Kernel::native_fn(cuda) when set (it gets the CUstream), else the
+  // kernel's CUDA code, one thread per item in blocks of 256.
+  void launch(const Kernel& kernel, Span span, const KernelArgs& args) override;
+  EventPtr record() override;
+  // A CUDA event of this process is waited for on the GPU; any other event
+  // on this host thread.
+  void wait(const EventPtr& event) override;
+  void finish() override;
+
+  CUstream stream() const { return stream_; }
+  CUcontext context() const { return ctx_->handle(); }
+
+ private:
+  std::shared_ptr<Context> ctx_;
+  ModuleCache& modules_;
+  std::string where_;
+  CUstream stream_ = nullptr;
+  std::unique_ptr<StagingRing> staging_;  // made on the first pageable transfer
+};
+
+}  // namespace baton::cuda

@@ -1,0 +1,94 @@
+#include "device/cuda/host_copy.hpp"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace baton::cuda {
+namespace {
+
+// Worker threads that each copy one part of the current job. Jobs come from
+// the staged transfers of all queues, so they are serialised by submit_mu.
+class CopyPool {
+ public:
+  explicit CopyPool(unsigned helpers) {
+    for (unsigned i = 0; i < helpers; ++i) threads_.emplace_back([this, i] { run(i); });
+  }
+  ~CopyPool() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  unsigned helpers() const { return unsigned(threads_.size()); }
+
+  void copy(char* dst, const char* src, std::size_t n) {
+    std::lock_guard submit(submit_mu_);
+    const unsigned parts = helpers() + 1;
+    // Parts on 4 KiB boundaries keep each thread on whole pages.
+    const std::size_t part = (n / parts + 4095) / 4096 * 4096;
+    {
+      std::lock_guard lock(mu_);
+      dst_ = dst, src_ = src, n_ = n, part_ = part;
+      pending_ = helpers();
+      ++generation_;
+    }
+    wake_.notify_all();
+    const std::size_t mine = std::min(n, std::size_t(helpers()) * part);
+    std::memcpy(dst + mine, src + mine, n - mine);
+    std::unique_lock lock(mu_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+  }
+
+ private:
+  void run(unsigned index) {
+    std::uint64_t seen = 0;
+    for (;;) {
+      std::unique_lock lock(mu_);
+      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+      const std::size_t begin = std::min(n_, index * part_), end = std::min(n_, begin + part_);
+      char* dst = dst_;
+      const char* src = src_;
+      lock.unlock();
+      std::memcpy(dst + begin, src + begin, end - begin);
+      lock.lock();
+      if (--pending_ == 0) done_.notify_one();
+    }
+  }
+
+  std::mutex submit_mu_, mu_;
+  std::condition_variable wake_, done_;
+  std::vector<std::thread> threads_;
+  char* dst_ = nullptr;
+  const char* src_ = nullptr;
+  std::size_t n_ = 0, part_ = 0;
+  unsigned pending_ = 0;
+  std::uint64_t generation_ = 0;
+  bool stop_ = false;
+};
+
+CopyPool& pool() {
+  // Three helpers (four threads copying) reach PCIe Gen5 rates on server
+  // CPUs; fewer where the machine has few cores.
+  static CopyPool p(std::clamp(std::thread::hardware_concurrency() / 4, 1u, 3u));
+  return p;
+}
+
+}  // namespace
+
+void parallel_memcpy(void* dst, const void* src, std::size_t n) {
+  if (n < (std::size_t(1) << 20)) {
+    std::memcpy(dst, src, n);
+    return;
+  }
+  pool().copy(static_cast<char*>(dst), static_cast<const char*>(src), n);
+}
+
+}  // namespace baton::cuda

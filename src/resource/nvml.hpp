@@ -1,0 +1,85 @@
+// GPU telemetry through NVML, loaded with dlopen("libnvidia-ml.so.1") and
+// declared here (no nvml.h needed to build). Utilisation is NVML's
+// time-occupancy figure ("a kernel was running"), so it says whether a GPU is
+// busy, not how much of it: use it for diagnosis, not for balancing.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace baton {
+
+struct GpuSample {
+  double time_s = 0;             // steady-clock seconds when taken
+  unsigned util_gpu_pct = 0;     // share of the last sample period with a kernel running
+  unsigned util_memory_pct = 0;  // share with device memory being read or written
+  std::uint64_t memory_used = 0, memory_free = 0, memory_total = 0;  // bytes
+  double power_w = 0;
+  unsigned sm_clock_mhz = 0;
+  unsigned temperature_c = 0;
+};
+
+// The NVML library, opened once per process.
+class Nvml {
+ public:
+  static const Nvml& get();
+  bool available() const { return error_.empty(); }
+  const std::string& error() const { return error_; }  // why not available
+
+  unsigned device_count() const { return count_; }
+  // NVML's index of the GPU at PCI bus id "0000:19:00.0" (as CUDA spells it), or -1.
+  int index_of_pci_bus_id(const std::string& bus_id) const;
+  // One reading; nullopt when the index is bad or NVML fails. Fields a GPU
+  // does not report stay 0.
+  std::optional<GpuSample> sample(unsigned index) const;
+  // NVML's P2P status over NVLink between two GPUs.
+  bool nvlink_between(unsigned a, unsigned b) const;
+  // Active NVLink links of a GPU (18 on an H100/H200 SXM).
+  unsigned active_nvlinks(unsigned index) const;
+
+  ~Nvml();
+  Nvml(const Nvml&) = delete;
+  Nvml& operator=(const Nvml&) = delete;
+
+ private:
+  Nvml();
+  struct Api;
+  Api* api_ = nullptr;
+  std::string error_;
+  unsigned count_ = 0;
+};
+
+// Reads every GPU every `period` on a background thread; latest() is the
+// last reading of one GPU (by NVML index).
+class NvmlSampler {
+ public:
+  explicit NvmlSampler(std::chrono::milliseconds period = std::chrono::milliseconds(100));
+  ~NvmlSampler();
+  NvmlSampler(const NvmlSampler&) = delete;
+  NvmlSampler& operator=(const NvmlSampler&) = delete;
+
+  bool available() const { return Nvml::get().available(); }
+  void start();  // no-op when running or when NVML is not available
+  void stop();
+  bool running() const { return thread_.joinable(); }
+  std::optional<GpuSample> latest(unsigned gpu) const;
+  std::uint64_t rounds() const { return rounds_.load(); }  // completed sweeps
+
+ private:
+  void run();
+
+  std::chrono::milliseconds period_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::atomic<std::uint64_t> rounds_{0};
+  mutable std::mutex mu_;
+  std::vector<std::optional<GpuSample>> latest_;
+};
+
+}  // namespace baton

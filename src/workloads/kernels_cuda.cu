@@ -1,0 +1,22 @@
+// CUDA versions of the built-in kernels, compiled by nvcc at build time into
+// one fatbin (sm_80, sm_90 and compute_90 PTX) embedded in libbaton; see
+// src/device/cuda/builtin_fatbin.hpp. Parameters follow include/baton/kernel.hpp:
+// (begin, end, ...), item begin + global thread id, nothing done at or past end.
+
+extern "C" __global__ void baton_fma(unsigned long long begin, unsigned long long end,
+                                     const float* in, float* out, float a, float b, int iters) {
+  const unsigned long long i = begin + blockIdx.x * 256ull + threadIdx.x;
+  if (i >= end) return;
+  float x = in[i];
+  for (int k = 0; k < iters; ++k) x = fmaf(x, a, b);
+  out[i] = x;
+}
+
+extern "C" __global__ void baton_saxpy(unsigned long long begin, unsigned long long end, float a,
+                                       const float* x, float* y) {
+  const unsigned long long i = begin + blockIdx.x * 256ull + threadIdx.x;
+  if (i >= end) return;
+  y[i] = a * x[i] + y[i];
+}
+
+extern "C" __global__ void baton_empty(unsigned long long, unsigned long long) {}
