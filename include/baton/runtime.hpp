@@ -47,6 +47,8 @@ struct Policy {
 class Runtime {
  public:
   explicit Runtime(Options options = Options::from_env());
+  // Over devices opened elsewhere (a custom backend, say); options.devices is ignored.
+  Runtime(DeviceSet devices, Options options);
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;

@@ -26,7 +26,10 @@ std::size_t buffer_bytes(const BufferState& s) { return s.bytes(); }
 
 }  // namespace detail
 
-Runtime::Runtime(Options options) : options_(std::move(options)), set_(open_devices(options_.devices)) {
+Runtime::Runtime(Options options) : Runtime(open_devices(options.devices), options) {}
+
+Runtime::Runtime(DeviceSet devices, Options options) : options_(std::move(options)), set_(std::move(devices)) {
+  if (set_.devices.empty()) raise(Errc::invalid_argument, "runtime", "no devices");
   detail::make_policy(options_.policy);
   if (!options_.topology_file.empty()) {
     Topology file = Topology::load(options_.topology_file);

@@ -1,0 +1,143 @@
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "baton/error.hpp"
+#include "baton/runtime.hpp"
+#include "device/cpu/cpu_device.hpp"
+#include "workloads/balance_kernels.hpp"
+
+using namespace baton;
+
+static Runtime make(const std::string& devices, const std::string& policy = "ws") {
+  Options o;
+  o.devices = devices;
+  o.policy = policy;
+  return Runtime(o);
+}
+
+static Errc error_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.code();
+  }
+  return Errc::internal;
+}
+
+TEST(Runtime, SaxpyOnCpuDevicesIsRightAndStatsAddUp) {
+  auto rt = make("cpu:2x1");
+  const std::size_t n = 100000;
+  auto x = rt.buffer<float>(n), y = rt.buffer<float>(n);
+  for (std::size_t i = 0; i < n; ++i) x.host()[i] = float(i % 97), y.host()[i] = 0.5f;
+  RunStats s = rt.parallel_for({n, 1000}, workloads::saxpy_kernel(), 3.0f, in(x), inout(y));
+  auto hy = y.read();
+  for (std::size_t i = 0; i < n; ++i) ASSERT_FLOAT_EQ(hy[i], 3.0f * float(i % 97) + 0.5f);
+  EXPECT_EQ(s.policy, "ws");
+  EXPECT_EQ(s.items, n);
+  ASSERT_EQ(s.devices.size(), 2u);
+  EXPECT_EQ(s.devices[0].items + s.devices[1].items, n);
+  EXPECT_GT(s.devices[0].chunks + s.devices[1].chunks, n / 1000 / 2);
+  EXPECT_GT(s.makespan_s, 0);
+  EXPECT_GT(s.efficiency, 0);
+  EXPECT_FALSE(s.simulated);
+}
+
+TEST(Runtime, FmaMatchesAPlainLoopUnderEveryPolicy) {
+  auto rt = make("cpu:2x1");
+  const std::size_t n = 20000;
+  auto a = rt.buffer<float>(n), b = rt.buffer<float>(n);
+  for (std::size_t i = 0; i < n; ++i) a.host()[i] = float(i) / n;
+  Kernel k = workloads::fma_kernel(16);
+  for (const char* p : {"static", "weighted", "ws", "ws-topo"}) {
+    std::fill(b.host().begin(), b.host().end(), -1.0f);
+    rt.parallel_for({n, 0}, k, in(a), out(b), 0.9f, 0.1f, 16, Policy::by_name(p));
+    auto hb = b.read();
+    for (std::size_t i = 0; i < n; i += 7) {
+      float x = float(i) / n;
+      for (int r = 0; r < 16; ++r) x = x * 0.9f + 0.1f;
+      ASSERT_FLOAT_EQ(hb[i], x) << p << " item " << i;
+    }
+  }
+}
+
+TEST(Runtime, BadRunsAreClearErrors) {
+  auto rt = make("cpu");
+  auto small = rt.buffer<float>(10), big = rt.buffer<float>(100);
+  Kernel saxpy = workloads::saxpy_kernel();
+  EXPECT_EQ(error_of([&] { rt.parallel_for({100, 10}, saxpy, 1.0f, in(small), inout(big)); }), Errc::invalid_argument);
+  EXPECT_EQ(error_of([&] { rt.parallel_for({100, 10}, saxpy, 1.0f, in(big), inout(big, whole)); }),
+            Errc::invalid_argument);
+  EXPECT_EQ(error_of([&] { rt.parallel_for({0, 10}, saxpy, 1.0f, in(big), inout(big)); }), Errc::invalid_argument);
+  EXPECT_EQ(error_of([&] { rt.parallel_for({100, 10}, saxpy, 1.0f, in(big), inout(big), Policy::by_name("fifo")); }),
+            Errc::invalid_argument);
+  Kernel gpu_only("gpu_only");
+  gpu_only.opencl("__kernel void f(ulong b, ulong e) {}", "f");
+  EXPECT_EQ(error_of([&] { rt.parallel_for({100, 10}, gpu_only); }), Errc::no_implementation);
+  EXPECT_EQ(error_of([&] { make("cpu,sim:1").parallel_for({100, 10}, saxpy, 1.0f, in(big), inout(big)); }),
+            Errc::invalid_argument);  // virtual and real time do not mix
+}
+
+TEST(Runtime, OptionsFromEnvironment) {
+  setenv("BATON_DEVICES", "sim:2,1", 1);
+  setenv("BATON_POLICY", "weighted", 1);
+  Options o = Options::from_env();
+  EXPECT_EQ(o.devices, "sim:2,1");
+  EXPECT_EQ(o.policy, "weighted");
+  setenv("BATON_POLICY", "nonsense", 1);
+  EXPECT_EQ(error_of([] { Options::from_env(); }), Errc::invalid_argument);
+  unsetenv("BATON_DEVICES");
+  unsetenv("BATON_POLICY");
+  EXPECT_EQ(Options::from_env().devices, "auto");
+}
+
+// A CPU device that fails at its third launch: the fault a real device cannot be made to show.
+class FailingCpu final : public Device {
+ public:
+  explicit FailingCpu(std::unique_ptr<Device> inner) : Device(inner->info()), inner_(std::move(inner)), q_(*this) {
+    info_.name = "failing";
+  }
+  DeviceMemory allocate(std::size_t b) override { return inner_->allocate(b); }
+  void release(DeviceMemory m) override { inner_->release(m); }
+  Queue& queue(QueueRole) override { return q_; }
+
+ private:
+  struct Q final : Queue {
+    explicit Q(FailingCpu& d) : d(d) {}
+    void write(DeviceMemory m, std::size_t o, const void* h, std::size_t b) override { in().write(m, o, h, b); }
+    void read(void* h, DeviceMemory m, std::size_t o, std::size_t b) override { in().read(h, m, o, b); }
+    void copy(DeviceMemory a, std::size_t ao, DeviceMemory b, std::size_t bo, std::size_t n) override {
+      in().copy(a, ao, b, bo, n);
+    }
+    void launch(const Kernel& k, Span s, const KernelArgs& a) override {
+      if (++launches >= 3) raise(Errc::device_failed, "failing", "injected fault");
+      in().launch(k, s, a);
+    }
+    EventPtr record() override { return in().record(); }
+    void wait(const EventPtr& e) override { in().wait(e); }
+    void finish() override {}
+    Queue& in() { return d.inner_->queue(QueueRole::compute); }
+    FailingCpu& d;
+    int launches = 0;
+  };
+  std::unique_ptr<Device> inner_;
+  Q q_;
+};
+
+TEST(Runtime, WorkOfAFailedDeviceRunsElsewhere) {
+  DeviceSet set = open_devices("cpu:2x1");
+  set.devices[1] = std::make_unique<FailingCpu>(std::move(set.devices[1]));
+  Options o;
+  o.policy = "ws";
+  Runtime rt(std::move(set), o);
+  const std::size_t n = 50000;
+  auto x = rt.buffer<float>(n), y = rt.buffer<float>(n);
+  for (std::size_t i = 0; i < n; ++i) x.host()[i] = float(i % 13), y.host()[i] = -1.0f;
+  // Enough work per chunk that both workers are running before it is over.
+  RunStats s = rt.parallel_for({n, 100}, workloads::fma_kernel(1000), in(x), out(y), 0.5f, 1.0f, 1000);
+  EXPECT_TRUE(s.devices[1].failed);
+  EXPECT_NE(s.devices[1].failure.find("injected fault"), std::string::npos);
+  EXPECT_EQ(s.devices[0].items + s.devices[1].items, n);
+  auto hy = y.read();
+  for (std::size_t i = 0; i < n; ++i) ASSERT_FLOAT_EQ(hy[i], 2.0f) << i;  // the fixed point of x*0.5+1
+}
