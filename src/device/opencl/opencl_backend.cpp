@@ -53,9 +53,9 @@ Backend opencl_backend() {
   Backend b;
   b.name = "opencl";
   b.spec_help =
-      "opencl        every device of every OpenCL platform\n"
-      "opencl:P      every device of platform P\n"
-      "opencl:P.D    device D of platform P (see `baton devices`)";
+      "  opencl                every device of every OpenCL platform (not part of auto)\n"
+      "  opencl:P              every device of platform P\n"
+      "  opencl:P.D            device D of platform P\n";
   // Not in the default set: OpenCL mostly offers hardware another backend
   // already drives (PoCL is the CPU, NVIDIA's platform the CUDA GPUs), and
   // driving it twice would oversubscribe it. Ask for it by name.
