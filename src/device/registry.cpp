@@ -73,7 +73,17 @@ DeviceSet open_devices(const std::string& spec) {
 
 std::string device_spec_help() {
   std::string s = "  auto                  every device of every backend below that is present\n";
-  for (const auto& b : backends()) s += b.spec_help;
+  // One indented line per accepted form, however the backend wrote its text.
+  for (const auto& b : backends()) {
+    std::size_t at = 0;
+    while (at < b.spec_help.size()) {
+      std::size_t nl = b.spec_help.find('\n', at);
+      std::string line = b.spec_help.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
+      at = nl == std::string::npos ? b.spec_help.size() : nl + 1;
+      std::size_t text = line.find_first_not_of(' ');
+      if (text != std::string::npos) s += (text == 0 ? "  " : "") + line + "\n";
+    }
+  }
   s += "  Items are separated by commas, e.g. cpu,sim:4,2 or cpu:2,opencl.\n";
   return s;
 }

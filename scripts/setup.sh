@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages the build needs (those missing), then
+# configures and builds one CMake preset (default: release).
+#   scripts/setup.sh [preset] [extra cmake -D options...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+preset="${1:-release}"
+shift || true
+need=(cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
+      nlohmann-json3-dev libhwloc-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libtbb-dev)
+missing=()
+for p in "${need[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+cmake --preset "$preset" "$@" >/dev/null
+cmake --build --preset "$preset"
