@@ -25,7 +25,8 @@ TEST(Chunking, MedianRateIgnoresAnOutlier) {
 TEST(Chunking, UnmeasuredDevicesAreScaledByTheMeasuredOnes) {
   std::vector<RateTracker> m(3);
   m[0].add(2000);  // weight 2 -> 1000 items/s per unit of weight
-  auto r = effective_rates({2, 1, 0}, m);
+  std::vector<double> r;
+  effective_rates({2, 1, 0}, m, r);
   EXPECT_DOUBLE_EQ(r[0], 2000);
   EXPECT_DOUBLE_EQ(r[1], 1000);
   EXPECT_DOUBLE_EQ(r[2], 0);

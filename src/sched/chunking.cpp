@@ -15,19 +15,18 @@ void RateTracker::add(double items_per_s) {
   rate_.store(sorted[n / 2], std::memory_order_relaxed);
 }
 
-std::vector<double> effective_rates(const std::vector<double>& weights,
-                                    const std::vector<RateTracker>& measured) {
+void effective_rates(const std::vector<double>& weights, const std::vector<RateTracker>& measured,
+                     std::vector<double>& out) {
   double ratio_sum = 0;
   int known = 0;
   for (std::size_t i = 0; i < weights.size(); ++i)
     if (weights[i] > 0 && measured[i].rate() > 0) ratio_sum += measured[i].rate() / weights[i], ++known;
-  std::vector<double> out(weights.size());
+  out.assign(weights.size(), 0.0);
   for (std::size_t i = 0; i < weights.size(); ++i) {
     if (weights[i] <= 0) continue;
     double m = measured[i].rate();
     out[i] = m > 0 ? m : known ? weights[i] * ratio_sum / known : weights[i];
   }
-  return out;
 }
 
 std::uint64_t guided_chunk(std::uint64_t unstarted, double share, double tail_split,

@@ -26,8 +26,9 @@ class RateTracker {
 
 // The rate of each device: measured where known, else its weight scaled by
 // the measured devices' rate-to-weight ratio (so both live on one scale).
-std::vector<double> effective_rates(const std::vector<double>& weights,
-                                    const std::vector<RateTracker>& measured);
+// Writes into `out` (resized) so that the hot path reuses one vector per device.
+void effective_rates(const std::vector<double>& weights, const std::vector<RateTracker>& measured,
+                     std::vector<double>& out);
 
 // The next chunk for a device whose share of the total rate is `share`, with
 // `unstarted` items not yet handed out anywhere.

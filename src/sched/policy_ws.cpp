@@ -66,6 +66,7 @@ class WorkStealing final : public Policy {
     int sticky = 0;                       // ws: the victim to try first
     std::vector<int> order;               // ws-topo: victims, nearest first
     std::uint64_t rng = 0x9e3779b97f4a7c15ull;
+    std::vector<double> rates;            // scratch for effective_rates, owner only
   };
 
   // Inside the policy spans count units of `quantum_` items (1 unless there are
@@ -88,8 +89,9 @@ class WorkStealing final : public Policy {
     return s;
   }
 
-  std::uint64_t chunk_for(int dev) const {
-    std::vector<double> r = effective_rates(plan_.weights, rates_);
+  std::uint64_t chunk_for(int dev) {
+    std::vector<double>& r = devs_[dev].rates;
+    effective_rates(plan_.weights, rates_, r);
     double total = std::accumulate(r.begin(), r.end(), 0.0);
     double share = total > 0 ? r[dev] / total : 1.0;
     std::uint64_t c = guided_chunk(unstarted_.load(std::memory_order_relaxed), share, plan_.tail_split,
@@ -147,9 +149,10 @@ class WorkStealing final : public Policy {
 
   // Stealing about half of v's queue pays when the thief, data transfer
   // included, finishes it before v would reach it.
-  bool pays(int thief, int v) const {
+  bool pays(int thief, int v) {
     const double queued = double(devs_[v].queued.load(std::memory_order_relaxed)) * double(quantum_);
-    std::vector<double> r = effective_rates(plan_.weights, rates_);
+    std::vector<double>& r = devs_[thief].rates;
+    effective_rates(plan_.weights, rates_, r);
     if (!(r[thief] > 0) || !(r[v] > 0)) return true;
     const double half = queued / 2;  // items
     double move = 0;
