@@ -23,6 +23,7 @@ namespace baton {
 
 namespace detail {
 std::shared_ptr<BufferState> make_buffer_state(std::size_t bytes);
+class TaskGraph;
 }  // namespace detail
 
 struct Options {
@@ -74,6 +75,21 @@ class Runtime {
     return run(range, kernel, std::move(packed), policy);
   }
 
+  // Records a task without running it; its dependencies on earlier tasks
+  // follow from the order in which they access the same buffers. Returns its index.
+  template <class... A>
+  std::size_t submit(Range range, const Kernel& kernel, A&&... args) {
+    std::vector<detail::RunArg> packed;
+    std::string policy = options_.policy;
+    (pack(packed, policy, std::forward<A>(args)), ...);
+    return submit_packed(range, kernel, std::move(packed), policy);
+  }
+  // Runs every submitted task, each after the tasks it depends on, each spread
+  // over the devices; returns their stats in submission order.
+  std::vector<RunStats> wait_all();
+  // The tasks each submitted task waits for (for inspection and tests).
+  std::vector<std::vector<std::size_t>> dependencies() const;
+
   // Runs `range` on each device alone and records its rate (items/s) for the kernel.
   template <class... A>
   std::vector<double> calibrate(Range range, const Kernel& kernel, A&&... args) {
@@ -87,6 +103,8 @@ class Runtime {
   // weighted policies split by these and RunStats' oracle sums them; without
   // them, the split uses peak figures and the oracle the rates seen in the run.
   void set_standalone_rates(const Kernel& kernel, std::vector<double> rates);
+  std::size_t submit_packed(Range range, const Kernel& kernel, std::vector<detail::RunArg> args,
+                            const std::string& policy);
   std::vector<double> calibrate_packed(Range range, const Kernel& kernel, std::vector<detail::RunArg> args);
   RunStats run(Range range, const Kernel& kernel, std::vector<detail::RunArg> args,
                const std::string& policy);
@@ -100,6 +118,7 @@ class Runtime {
   Options options_;
   DeviceSet set_;
   std::map<std::uint64_t, std::vector<double>> rates_;  // kernel id -> standalone rates
+  std::unique_ptr<detail::TaskGraph> graph_;
 };
 
 template <class A>

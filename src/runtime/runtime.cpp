@@ -8,6 +8,7 @@
 #include "common/tunables.hpp"
 #include "memory/coherence.hpp"
 #include "sched/executor.hpp"
+#include "submit/task_graph.hpp"
 
 namespace baton {
 
@@ -28,7 +29,8 @@ std::size_t buffer_bytes(const BufferState& s) { return s.bytes(); }
 
 Runtime::Runtime(Options options) : Runtime(open_devices(options.devices), options) {}
 
-Runtime::Runtime(DeviceSet devices, Options options) : options_(std::move(options)), set_(std::move(devices)) {
+Runtime::Runtime(DeviceSet devices, Options options)
+    : options_(std::move(options)), set_(std::move(devices)), graph_(std::make_unique<detail::TaskGraph>()) {
   if (set_.devices.empty()) raise(Errc::invalid_argument, "runtime", "no devices");
   detail::make_policy(options_.policy);
   if (!options_.topology_file.empty()) {
@@ -150,6 +152,31 @@ RunStats Runtime::run(Range range, const Kernel& kernel, std::vector<detail::Run
     stats.oracle_s = total_rate > 0 ? double(range.n) / total_rate : 0;
   }
   stats.efficiency = stats.makespan_s > 0 ? stats.oracle_s / stats.makespan_s : 0;
+  return stats;
+}
+
+std::size_t Runtime::submit_packed(Range range, const Kernel& kernel, std::vector<detail::RunArg> args,
+                                   const std::string& policy) {
+  detail::make_policy(policy);
+  if (range.n == 0) raise(Errc::invalid_argument, kernel.name(), "the range is empty");
+  return graph_->add(range, kernel, std::move(args), policy);
+}
+
+std::vector<std::vector<std::size_t>> Runtime::dependencies() const {
+  std::vector<std::vector<std::size_t>> out;
+  for (const auto& t : graph_->tasks()) out.push_back(t.deps);
+  return out;
+}
+
+// Wave by wave: a wave's tasks depend only on earlier waves.
+std::vector<RunStats> Runtime::wait_all() {
+  std::vector<RunStats> stats(graph_->tasks().size());
+  for (const auto& wave : graph_->waves())
+    for (std::size_t id : wave) {
+      const detail::Task& t = graph_->tasks()[id];
+      stats[id] = run(t.range, t.kernel, t.args, t.policy);
+    }
+  graph_->clear();
   return stats;
 }
 
