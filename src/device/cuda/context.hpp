@@ -4,6 +4,7 @@
 // its device.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -32,6 +33,13 @@ class Context {
   CUevent take_event();
   void give_event(CUevent e);
 
+  // Runs `fn`, with this context current, when the context is destroyed: for
+  // state a library keeps per context (cuBLAS handles).
+  void on_destroy(std::function<void()> fn);
+  // The live Context whose handle is `ctx` (the latest made, where two
+  // share a primary context), or null.
+  static Context* find(CUcontext ctx);
+
  private:
   Context(std::shared_ptr<Gpu> gpu, CUcontext ctx, CUgreenCtx green, int sm_count);
 
@@ -41,6 +49,7 @@ class Context {
   int sm_count_;
   std::mutex mu_;
   std::vector<CUevent> events_;
+  std::vector<std::function<void()>> on_destroy_;
 };
 
 }  // namespace baton::cuda

@@ -3,11 +3,13 @@
 #include <cublas_v2.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <utility>
 
 #include "baton/error.hpp"
+#include "device/cuda/context.hpp"
 #include "device/cuda/driver_api.hpp"
 #include "device/cuda/library.hpp"
 
@@ -68,21 +70,47 @@ void check(const Cublas& api, cublasStatus_t s, const char* call) {
 }
 
 // One handle per (context, stream), made on first use with that context
-// current, bound to the stream once. A queue's launches come from its
-// device's worker, so no handle is used by two threads at a time. Handles
-// live as long as the process (destroying them at exit could outlive the
-// driver).
+// current and bound to the stream once; destroyed with the context. A
+// queue's launches come from its device's worker, so no handle is used by
+// two threads at a time.
+std::mutex handles_mu;
+std::map<std::pair<CUcontext, CUstream>, cublasHandle_t> handles;
+
+void drop_handles(const Cublas& api, CUcontext ctx) {
+  std::lock_guard lock(handles_mu);
+  for (auto it = handles.begin(); it != handles.end();) {
+    if (it->first.first != ctx) {
+      ++it;
+      continue;
+    }
+    api.cublasDestroy(it->second);
+    it = handles.erase(it);
+  }
+}
+
 cublasHandle_t handle_for(const Cublas& api, CUstream stream, bool tf32) {
-  static std::mutex mu;
-  static std::map<std::pair<CUcontext, CUstream>, cublasHandle_t> handles;
   CUcontext ctx = nullptr;
   cuda::check(cuda::driver().cuCtxGetCurrent(&ctx), "cuCtxGetCurrent", "cublas");
-  std::lock_guard lock(mu);
-  cublasHandle_t& h = handles[{ctx, stream}];
-  if (!h) {
-    check(api, api.cublasCreate(&h), "cublasCreate");
-    check(api, api.cublasSetStream(h, stream), "cublasSetStream");
+  bool first_of_context = false;
+  cublasHandle_t h = nullptr;
+  {
+    std::lock_guard lock(handles_mu);
+    auto [it, fresh] = handles.try_emplace({ctx, stream}, nullptr);
+    if (fresh) {
+      first_of_context = std::none_of(handles.begin(), handles.end(), [&](const auto& e) {
+        return e.first.first == ctx && e.second != nullptr;
+      });
+      if (cublasStatus_t s = api.cublasCreate(&it->second); s != CUBLAS_STATUS_SUCCESS) {
+        handles.erase(it);
+        check(api, s, "cublasCreate");
+      }
+      check(api, api.cublasSetStream(it->second, stream), "cublasSetStream");
+    }
+    h = it->second;
   }
+  if (first_of_context)
+    if (cuda::Context* owner = cuda::Context::find(ctx))
+      owner->on_destroy([&api, ctx] { drop_handles(api, ctx); });
   check(api, api.cublasSetMathMode(h, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH),
         "cublasSetMathMode");
   return h;

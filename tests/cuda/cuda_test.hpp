@@ -1,0 +1,82 @@
+// Shared pieces of the CUDA tests: skip without a driver, open devices
+// through the backend as the runtime does, and build launch arguments.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "baton/error.hpp"
+#include "device/backend.hpp"
+#include "device/cuda/builtin_fatbin.hpp"
+#include "device/cuda/cuda_device.hpp"
+
+namespace baton::test {
+
+// Why there is no CUDA device here, or nullopt when there is one.
+inline std::optional<std::string> cuda_missing() {
+  try {
+    cuda::driver();
+    return std::nullopt;
+  } catch (const Error& e) {
+    return std::string(e.what());
+  }
+}
+
+#define BATON_REQUIRE_CUDA()                                                                  \
+  do {                                                                                        \
+    if (auto why = ::baton::test::cuda_missing()) GTEST_SKIP() << "no CUDA device: " << *why; \
+  } while (0)
+
+// Devices of one spec item ("0", "0/64+32"), with the topology they registered.
+struct CudaSet {
+  Topology topo;
+  detail::BackendContext ctx{topo};
+  detail::DeviceList devices;
+  explicit CudaSet(const std::string& args) : devices(detail::cuda_backend().create(args, ctx)) {}
+  cuda::CudaDevice& operator[](std::size_t i) {
+    return static_cast<cuda::CudaDevice&>(*devices.at(i));
+  }
+};
+
+inline LaunchArg buffer(DeviceMemory m, std::size_t element_size) {
+  LaunchArg a;
+  a.kind = LaunchArg::Kind::buffer;
+  a.memory = m;
+  a.element_size = element_size;
+  return a;
+}
+
+template <class T>
+LaunchArg scalar(T v) {
+  static_assert(sizeof(T) <= 16);
+  LaunchArg a;
+  std::memcpy(a.value, &v, sizeof v);
+  a.value_size = sizeof v;
+  return a;
+}
+
+inline Kernel builtin(const char* entry) {
+  return Kernel(entry).cuda_image(detail::builtin_cuda_fatbin(), entry);
+}
+
+inline std::vector<float> random_floats(std::size_t n, unsigned seed, float lo = -1, float hi = 1) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(gen);
+  return v;
+}
+
+// The CPU reference of baton_fma, in the same fp32 fused arithmetic.
+inline float fma_ref(float x, float a, float b, int iters) {
+  for (int k = 0; k < iters; ++k) x = std::fma(x, a, b);
+  return x;
+}
+
+}  // namespace baton::test

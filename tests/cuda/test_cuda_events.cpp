@@ -1,0 +1,134 @@
+// Ordering through events: across the streams of one device, across
+// partitions (devices), CUDA events waited on by host threads with no CUDA
+// context, and foreign (non-CUDA) events waited on by a CUDA queue.
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include "cuda_test.hpp"
+
+using namespace baton;
+using namespace baton::test;
+
+namespace {
+
+// A host-side event, standing for one of the cpu backend.
+class ManualEvent final : public Event {
+ public:
+  void set() { promise_.set_value(); }
+  void wait() override { future_.wait(); }
+  bool ready() override {
+    return future_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  }
+
+ private:
+  std::promise<void> promise_;
+  std::shared_future<void> future_ = promise_.get_future().share();
+};
+
+constexpr std::size_t kN = 1 << 20;
+constexpr int kSlowIters = 4000;  // several ms of work on the GPU
+
+}  // namespace
+
+TEST(CudaEvents, OrderCopyInComputeAndCopyOutStreams) {
+  BATON_REQUIRE_CUDA();
+  if (detail::builtin_cuda_fatbin().empty()) GTEST_SKIP() << "built without nvcc";
+  CudaSet set("0");
+  auto& dev = set[0];
+  Queue &in_q = dev.queue(QueueRole::copy_in), &cq = dev.queue(QueueRole::compute),
+        &out_q = dev.queue(QueueRole::copy_out);
+  auto in = random_floats(kN, 21);
+  std::vector<float> out(kN, -1);
+  DeviceMemory din = dev.allocate(kN * 4), dout = dev.allocate(kN * 4);
+  const float a = 0.5f, b = 1.0f;
+  std::vector<LaunchArg> args{buffer(din, 4), buffer(dout, 4), scalar(a), scalar(b),
+                              scalar(kSlowIters)};
+  in_q.write(din, 0, in.data(), kN * 4);
+  EventPtr written = in_q.record();
+  cq.wait(written);
+  cq.launch(builtin("baton_fma"), Span{0, kN}, KernelArgs(args));
+  EventPtr computed = cq.record();
+  out_q.wait(computed);
+  out_q.read(out.data(), dout, 0, kN * 4);
+  out_q.finish();
+  EXPECT_TRUE(computed->ready());
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < kN; ++i) wrong += out[i] != fma_ref(in[i], a, b, kSlowIters);
+  EXPECT_EQ(wrong, 0u);
+  dev.release(din);
+  dev.release(dout);
+}
+
+TEST(CudaEvents, OrderWorkAcrossPartitions) {
+  BATON_REQUIRE_CUDA();
+  if (!cuda::driver().has_green_contexts) GTEST_SKIP() << "driver without green contexts";
+  if (detail::builtin_cuda_fatbin().empty()) GTEST_SKIP() << "built without nvcc";
+  CudaSet set("0/8+64");
+  auto &slow = set[0], &fast = set[1];  // 8 SMs produce, 64 consume
+  auto in = random_floats(kN, 22);
+  DeviceMemory din = slow.allocate(kN * 4), mid = slow.allocate(kN * 4);
+  DeviceMemory mine = fast.allocate(kN * 4);
+  const float a = 0.25f, b = 2.0f;
+  std::vector<LaunchArg> args{buffer(din, 4), buffer(mid, 4), scalar(a), scalar(b),
+                              scalar(kSlowIters)};
+  Queue& sq = slow.queue(QueueRole::compute);
+  sq.write(din, 0, in.data(), kN * 4);
+  sq.launch(builtin("baton_fma"), Span{0, kN}, KernelArgs(args));
+  EventPtr produced = sq.record();
+  Queue& fq = fast.queue(QueueRole::copy_in);
+  fq.wait(produced);
+  ASSERT_TRUE(fast.copy_from_peer(fq, mine, 0, slow, mid, 0, kN * 4));
+  std::vector<float> out(kN, -1);
+  fq.read(out.data(), mine, 0, kN * 4);
+  fq.finish();
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < kN; ++i) wrong += out[i] != fma_ref(in[i], a, b, kSlowIters);
+  EXPECT_EQ(wrong, 0u) << "the consumer ran before the producer";
+  slow.release(din);
+  slow.release(mid);
+  fast.release(mine);
+}
+
+TEST(CudaEvents, HostThreadsWithoutAContextWaitForCudaEvents) {
+  BATON_REQUIRE_CUDA();
+  if (detail::builtin_cuda_fatbin().empty()) GTEST_SKIP() << "built without nvcc";
+  CudaSet set(cuda::driver().has_green_contexts ? "0/16" : "0");
+  auto& dev = set[0];
+  DeviceMemory din = dev.allocate(kN * 4), dout = dev.allocate(kN * 4);
+  std::vector<LaunchArg> args{buffer(din, 4), buffer(dout, 4), scalar(1.0f), scalar(0.0f),
+                              scalar(kSlowIters * 4)};
+  Queue& q = dev.queue(QueueRole::compute);
+  q.launch(builtin("baton_fma"), Span{0, kN}, KernelArgs(args));
+  EventPtr done = q.record();
+  bool ready_before = true, ready_after = false;
+  std::thread cpu_worker([&] {  // as a cpu-backend worker would: no CUDA context
+    CUcontext current = reinterpret_cast<CUcontext>(1);
+    cuda::driver().cuCtxGetCurrent(&current);
+    EXPECT_EQ(current, nullptr);
+    ready_before = done->ready();
+    done->wait();
+    ready_after = done->ready();
+  });
+  cpu_worker.join();
+  EXPECT_FALSE(ready_before) << "the kernel should still have been running";
+  EXPECT_TRUE(ready_after);
+  dev.release(din);
+  dev.release(dout);
+}
+
+TEST(CudaEvents, ForeignEventsAreWaitedOnTheHost) {
+  BATON_REQUIRE_CUDA();
+  CudaSet set("0");
+  auto& dev = set[0];
+  auto host_done = std::make_shared<ManualEvent>();
+  std::thread setter([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    host_done->set();
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  dev.queue(QueueRole::compute).wait(host_done);
+  EXPECT_TRUE(host_done->ready());
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(40));
+  setter.join();
+}

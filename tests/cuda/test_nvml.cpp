@@ -1,0 +1,56 @@
+// NVML telemetry: one reading and the background sampler, checked against
+// what the driver says of the same GPU.
+#include <thread>
+
+#include "cuda_test.hpp"
+#include "resource/nvml.hpp"
+
+using namespace baton;
+using namespace baton::test;
+
+TEST(Nvml, ReportsWhyItIsMissing) {
+  const Nvml& nvml = Nvml::get();
+  if (nvml.available()) GTEST_SKIP() << "NVML is present";
+  EXPECT_FALSE(nvml.error().empty());
+  NvmlSampler sampler;
+  sampler.start();
+  EXPECT_FALSE(sampler.running());
+  EXPECT_FALSE(sampler.latest(0));
+}
+
+TEST(Nvml, SamplesAreSane) {
+  BATON_REQUIRE_CUDA();
+  const Nvml& nvml = Nvml::get();
+  if (!nvml.available()) GTEST_SKIP() << "no NVML: " << nvml.error();
+  CudaSet set("0");
+  const int index = nvml.index_of_pci_bus_id(set[0].gpu().props().pci_bus_id);
+  ASSERT_GE(index, 0) << set[0].gpu().props().pci_bus_id;
+  auto s = nvml.sample(unsigned(index));
+  ASSERT_TRUE(s);
+  EXPECT_GT(s->memory_total, 0u);
+  // NVML counts all of the GPU's memory, the driver what it lets programs have.
+  EXPECT_NEAR(double(s->memory_total), double(set[0].info().memory_bytes),
+              0.05 * double(s->memory_total));
+  EXPECT_LE(s->memory_used, s->memory_total);
+  EXPECT_LE(s->util_gpu_pct, 100u);
+  EXPECT_GT(s->sm_clock_mhz, 0u);
+  EXPECT_GT(s->power_w, 1.0);
+  EXPECT_LT(s->power_w, 2000.0);
+  EXPECT_GT(s->temperature_c, 5u);
+  EXPECT_LT(s->temperature_c, 110u);
+  std::cout << "  gpu " << index << ": util " << s->util_gpu_pct << "%, "
+            << s->memory_used / (1 << 20) << " MiB used, " << s->power_w << " W, "
+            << s->sm_clock_mhz << " MHz, " << s->temperature_c << " C, "
+            << nvml.active_nvlinks(unsigned(index)) << " NVLinks\n";
+
+  NvmlSampler sampler(std::chrono::milliseconds(20));
+  sampler.start();
+  ASSERT_TRUE(sampler.running());
+  while (sampler.rounds() < 3) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  auto latest = sampler.latest(unsigned(index));
+  sampler.stop();
+  EXPECT_FALSE(sampler.running());
+  ASSERT_TRUE(latest);
+  EXPECT_GT(latest->time_s, s->time_s);
+  EXPECT_EQ(latest->memory_total, s->memory_total);
+}
