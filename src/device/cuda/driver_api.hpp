@@ -41,6 +41,8 @@ namespace baton::cuda {
   X(cuMemHostRegister)                 \
   X(cuMemHostUnregister)               \
   X(cuPointerGetAttribute)             \
+  X(cuMemcpyHtoD)                      \
+  X(cuMemcpyDtoH)                      \
   X(cuMemcpyHtoDAsync)                 \
   X(cuMemcpyDtoHAsync)                 \
   X(cuMemcpyDtoDAsync)                 \
