@@ -21,10 +21,6 @@ cl_context create_context(cl_platform_id platform, const std::vector<cl_device_i
 
 ClContext::ClContext(cl_platform_id platform, const std::vector<cl_device_id>& devices,
                      std::string where)
-    : context_(create_context(platform, devices, where)), programs_(context_) {}
-
-ClContext::~ClContext() {
-  clReleaseContext(context_);
-}
+    : context_(create_context(platform, devices, where)), programs_(context_.get()) {}
 
 }  // namespace baton::detail::opencl

@@ -3,6 +3,7 @@
 // on the device side and copy between each other's buffers.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,17 +16,17 @@ class ClContext {
  public:
   // `where` labels errors of the context itself ("opencl0": the platform).
   ClContext(cl_platform_id platform, const std::vector<cl_device_id>& devices, std::string where);
-  ~ClContext();
-  ClContext(const ClContext&) = delete;
-  ClContext& operator=(const ClContext&) = delete;
 
-  cl_context handle() const { return context_; }
+  cl_context handle() const { return context_.get(); }
   ProgramCache& programs() { return programs_; }
   const ProgramCache& programs() const { return programs_; }
 
  private:
-  cl_context context_ = nullptr;
-  ProgramCache programs_;  // released before the context (declared after it)
+  struct Release {
+    void operator()(cl_context c) const { clReleaseContext(c); }
+  };
+  std::unique_ptr<_cl_context, Release> context_;
+  ProgramCache programs_;  // its programs are released before the context (declared after it)
 };
 
 }  // namespace baton::detail::opencl
