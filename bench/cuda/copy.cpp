@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "bench_util.hpp"
+#include "device/cuda/host_copy.hpp"
 
 using namespace baton;
 using namespace baton::bench;
@@ -60,6 +61,12 @@ int main(int argc, char** argv) {
                            [&] { d.cuMemcpyDtoDAsync(pb, pa, D, raw), sync(); }, reps);
   rows.push_back({"D2D 1 GiB (read+write)", "GB/s", gbps(2 * D, dtod.first),
                   gbps(2 * D, dtod.second), true, 0.95});
+
+  // The CPU side of staging: the copy pool against one memcpy, pageable to pinned.
+  add("host copy pageable->pinned (pool vs 1 thread)", S,
+      side_by_side([&] { cuda::parallel_memcpy(pinned, pageable.data(), S); },
+                   [&] { std::memcpy(pinned, pageable.data(), S); }, reps),
+      0);
 
   // Check that the staged round trip kept every byte.
   std::vector<unsigned char> back(S);

@@ -9,8 +9,9 @@ mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH NCCL_NVLS_ENABLE=0
 { date -u; nvidia-smi; nvcc --version; uname -a; nproc; } >"$out/env.log" 2>&1
 
-tests="test_cuda_partition_sizes test_cuda_backend test_cuda_launch test_cuda_partitions
-  test_cuda_events test_cuda_copies test_cuda_memory test_cuda_nvrtc test_cuda_gemm test_nvml"
+gpu_tests="test_cuda_backend test_cuda_launch test_cuda_partitions test_cuda_events
+  test_cuda_copies test_cuda_peer test_cuda_memory test_cuda_nvrtc test_cuda_gemm test_nvml"
+tests="test_cuda_partition_sizes test_cuda_unavailable $gpu_tests"
 benches="bench_cuda_copy bench_cuda_gemm bench_cuda_overhead"
 {
   cmake -S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DBATON_BUILD_TESTS=ON \
@@ -23,7 +24,7 @@ echo "build ok"
 tail -25 "$out/tests.log"
 
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-for t in $tests; do
+for t in $gpu_tests; do
   echo "=== $t"
   timeout 150 "$sanitizer" --tool memcheck --error-exitcode 7 "build/gpu/tests/$t" 2>&1 |
     grep -E "ERROR SUMMARY|\[  (PASSED|FAILED|SKIPPED) \]|Invalid|error" | head -20

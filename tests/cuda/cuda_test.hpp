@@ -73,6 +73,13 @@ inline std::vector<float> random_floats(std::size_t n, unsigned seed, float lo =
   return v;
 }
 
+inline std::vector<unsigned char> random_bytes(std::size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::vector<unsigned char> v(n);
+  for (auto& b : v) b = static_cast<unsigned char>(gen());
+  return v;
+}
+
 // The CPU reference of baton_fma, in the same fp32 fused arithmetic.
 inline float fma_ref(float x, float a, float b, int iters) {
   for (int k = 0; k < iters; ++k) x = std::fma(x, a, b);

@@ -8,16 +8,6 @@
 using namespace baton;
 using namespace baton::test;
 
-TEST(Nvml, ReportsWhyItIsMissing) {
-  const Nvml& nvml = Nvml::get();
-  if (nvml.available()) GTEST_SKIP() << "NVML is present";
-  EXPECT_FALSE(nvml.error().empty());
-  NvmlSampler sampler;
-  sampler.start();
-  EXPECT_FALSE(sampler.running());
-  EXPECT_FALSE(sampler.latest(0));
-}
-
 TEST(Nvml, SamplesAreSane) {
   BATON_REQUIRE_CUDA();
   const Nvml& nvml = Nvml::get();

@@ -40,7 +40,7 @@ namespace baton::cuda {
   X(cuMemHostGetDevicePointer)         \
   X(cuMemHostRegister)                 \
   X(cuMemHostUnregister)               \
-  X(cuPointerGetAttribute)             \
+  X(cuPointerGetAttributes)            \
   X(cuMemcpyHtoD)                      \
   X(cuMemcpyDtoH)                      \
   X(cuMemcpyHtoDAsync)                 \

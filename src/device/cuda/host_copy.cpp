@@ -75,9 +75,10 @@ class CopyPool {
 };
 
 CopyPool& pool() {
-  // Three helpers (four threads copying) reach PCIe Gen5 rates on server
-  // CPUs; fewer where the machine has few cores.
-  static CopyPool p(std::clamp(std::thread::hardware_concurrency() / 4, 1u, 3u));
+  // Four threads copied about 23 GB/s between pageable and pinned memory on
+  // the H200 host (docs/results/cuda-backend.md), under half the PCIe Gen5
+  // link: take eight where there are 16 cores, half the cores where fewer.
+  static CopyPool p(std::clamp(std::thread::hardware_concurrency() / 2, 2u, 8u) - 1);
   return p;
 }
 

@@ -1,0 +1,33 @@
+// Machines without an NVIDIA driver: the backend and NVML say why, and
+// nothing crashes. Skipped where a driver is present (the gpu tests run there).
+#include "cuda_test.hpp"
+#include "resource/nvml.hpp"
+
+using namespace baton;
+using namespace baton::test;
+
+TEST(CudaUnavailable, BackendExplainsWhy) {
+  Topology topo;
+  detail::BackendContext ctx(topo);
+  if (!cuda_missing()) GTEST_SKIP() << "a CUDA driver is present: nothing to explain";
+  try {
+    detail::cuda_backend().create("", ctx);
+    FAIL() << "created devices without a driver";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::backend_unavailable);
+    EXPECT_EQ(e.where(), "cuda");
+    const std::string m = e.what();
+    EXPECT_TRUE(m.find("libcuda.so.1") != std::string::npos || m.find("GPU") != std::string::npos)
+        << m;
+  }
+}
+
+TEST(CudaUnavailable, NvmlExplainsWhy) {
+  const Nvml& nvml = Nvml::get();
+  if (nvml.available()) GTEST_SKIP() << "NVML is present";
+  EXPECT_FALSE(nvml.error().empty());
+  NvmlSampler sampler;
+  sampler.start();
+  EXPECT_FALSE(sampler.running());
+  EXPECT_FALSE(sampler.latest(0));
+}
