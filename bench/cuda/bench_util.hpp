@@ -61,7 +61,7 @@ inline std::pair<double, double> side_by_side(const std::function<void()>& baton
 inline void report(const std::string& title, const std::string& device,
                    const std::vector<Row>& rows, const std::string& json_path) {
   std::printf("\n%s on %s\n", title.c_str(), device.c_str());
-  std::printf("%-34s %12s %12s %8s %8s  %s\n", "case", "baton", "raw", "ratio", "target", "unit");
+  std::printf("%-46s %12s %12s %8s %8s  %s\n", "case", "baton", "raw", "ratio", "target", "unit");
   for (const Row& r : rows)
     std::printf("%-46s %12.3f %12.3f %8.3f %8s  %s\n", r.name.c_str(), r.baton, r.raw, r.ratio(),
                 r.target > 0 ? (">=" + std::to_string(r.target).substr(0, 4)).c_str() : "-",
