@@ -12,8 +12,6 @@ class CompletedEvent final : public Event {
   void wait() override {}
   bool ready() override { return true; }
   double sim_time() const override { return sim_time_; }
-  // One shared instance for real-time queues, so recording costs no allocation.
-  static EventPtr shared();
 
  private:
   double sim_time_;

@@ -159,6 +159,11 @@ void BufferState::settle() {
   for (auto& r : replicas_) r.valid.settle();
 }
 
+bool BufferState::any_managed() {
+  std::lock_guard lock(mu_);
+  return std::any_of(replicas_.begin(), replicas_.end(), [](const Replica& r) { return r.memory.managed; });
+}
+
 std::vector<MemoryNode> BufferState::holders(std::uint64_t b, std::uint64_t e) {
   std::lock_guard lock(mu_);
   std::vector<MemoryNode> out;

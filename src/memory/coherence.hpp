@@ -46,6 +46,8 @@ class BufferState {
   Transfer acquire_host(std::uint64_t b, std::uint64_t e, bool for_write);
   // Every event is complete: drop them (keeps the maps small between runs).
   void settle();
+  // True when some replica is unified memory taken as the out-of-memory fallback.
+  bool any_managed();
   // Nodes holding valid data for all of [b, e); for tests and diagnostics.
   std::vector<MemoryNode> holders(std::uint64_t b, std::uint64_t e);
 

@@ -116,7 +116,10 @@ static RunStats execute(const std::vector<Device*>& devs, const Topology& topo, 
 
   detail::Execution ex{devs, policy.get(), &dispatch, plan};
   RunStats stats = sim ? detail::run_on_sim(ex) : detail::run_on_threads(ex);
-  for (auto& b : buffers) b->settle();
+  for (auto& b : buffers) {
+    b->settle();
+    stats.managed_memory = stats.managed_memory || b->any_managed();
+  }
   stats.policy = policy_name;
   stats.simulated = sim;
   if (sim) stats.oracle_s = sim_oracle(devs, plan.weights, kernel.cost_of({0, range.n}));

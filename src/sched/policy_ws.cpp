@@ -106,14 +106,12 @@ class WorkStealing final : public Policy {
     if (s.size() > grain) {
       Span rest{s.begin + grain, s.end};
       s.end = rest.begin;
-      std::vector<Span> pieces;
-      while (rest.size() > grain) {
+      while (rest.size() > grain) {  // upper halves, largest first
         std::uint64_t mid = rest.begin + rest.size() / 2;
-        pieces.push_back({mid, rest.end});
+        push(dev, {mid, rest.end});
         rest.end = mid;
       }
-      if (!rest.empty()) pieces.push_back(rest);
-      for (const Span& p : pieces) push(dev, p);
+      if (!rest.empty()) push(dev, rest);
     }
     s = to_items(s);
     unstarted_.fetch_sub(s.size(), std::memory_order_relaxed);

@@ -155,7 +155,8 @@ void run_balance(const BalanceArgs& args) {
            base ? fixed(speedup, 2) + "x" : "-", shares});
     j["runs"].push_back({{"policy", r.policy}, {"makespan_s", r.makespan_s}, {"oracle_s", r.oracle_s},
                          {"efficiency", r.efficiency}, {"items_per_s", r.throughput()},
-                         {"speedup_vs_static", speedup}, {"simulated", r.simulated}, {"devices", per}});
+                         {"speedup_vs_static", speedup}, {"simulated", r.simulated},
+                         {"managed_memory", r.managed_memory}, {"reruns", r.reruns}, {"devices", per}});
   }
   if (!args.json_out.empty()) {
     std::ofstream f(args.json_out);
@@ -175,6 +176,12 @@ void run_balance(const BalanceArgs& args) {
                 devs[d]->info().description.c_str());
   for (const auto& n : rt.notes()) std::printf("  note: %s\n", n.c_str());
   std::fputs(t.str().c_str(), stdout);
+  for (const auto& r : results) {
+    if (r.managed_memory)
+      std::printf("note: %s: device memory ran out; some replicas used unified memory\n", r.policy.c_str());
+    if (r.reruns) std::printf("note: %s: %llu span(s) re-run after a device failed\n", r.policy.c_str(),
+                              static_cast<unsigned long long>(r.reruns));
+  }
 }
 
 }  // namespace
