@@ -189,6 +189,9 @@ std::vector<double> Runtime::calibrate_packed(Range range, const Kernel& kernel,
   for (std::size_t d = 0; d < set_.devices.size(); ++d) {
     Device* dev = set_.devices[d].get();
     if (!kernel.runs_on(dev->info().backend)) continue;
+    // A short untimed run first: module loads and run-time compilation stay out of the rate.
+    Range warm{std::max<std::uint64_t>(1, range.n / 16), range.chunk};
+    execute({dev}, set_.topology, warm, kernel, args, "static", {1.0}, options_.write_back);
     RunStats s = execute({dev}, set_.topology, range, kernel, args, "static", {1.0}, options_.write_back);
     rates[d] = s.makespan_s > 0 ? double(range.n) / s.makespan_s : 0;
   }

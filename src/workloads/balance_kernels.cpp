@@ -1,6 +1,25 @@
 #include "workloads/balance_kernels.hpp"
 
+#ifdef BATON_HAVE_CUDA
+#include "device/cuda/builtin_fatbin.hpp"
+#endif
+#ifdef BATON_HAVE_OPENCL
+#include "workloads/kernels_opencl.hpp"
+#endif
+
 namespace baton::workloads {
+
+// Attaches the GPU versions of built-in kernel `entry` that this build has.
+static void add_gpu_code(Kernel& k, const char* entry) {
+#ifdef BATON_HAVE_CUDA
+  auto fatbin = detail::builtin_cuda_fatbin();
+  if (!fatbin.empty()) k.cuda_image(fatbin, entry);
+#endif
+#ifdef BATON_HAVE_OPENCL
+  k.opencl(opencl_kernels_source(), entry);
+#endif
+  (void)k, (void)entry;
+}
 
 Kernel fma_kernel(int iters_for_sim_cost, bool with_cpu) {
   Kernel k("fma");
@@ -16,6 +35,7 @@ Kernel fma_kernel(int iters_for_sim_cost, bool with_cpu) {
         out[i] = x;
       }
     });
+  add_gpu_code(k, "baton_fma");
   const double per_item = iters_for_sim_cost;
   k.cost([per_item](Span s) { return per_item * double(s.size()); });
   return k;
@@ -29,12 +49,14 @@ Kernel saxpy_kernel() {
     float* y = a.ptr<float>(2);
     for (std::uint64_t i = s.begin; i < s.end; ++i) y[i] = alpha * x[i] + y[i];
   });
+  add_gpu_code(k, "baton_saxpy");
   return k;
 }
 
 Kernel empty_kernel() {
   Kernel k("empty");
   k.cpu([](Span, const KernelArgs&) {});
+  add_gpu_code(k, "baton_empty");
   return k;
 }
 
