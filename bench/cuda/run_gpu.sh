@@ -22,6 +22,10 @@ echo "build ok"
 
 (cd build/gpu && ctest -L 'gpu|cuda' --output-on-failure --timeout 240) >"$out/tests.log" 2>&1
 tail -25 "$out/tests.log"
+# What the tests print (device descriptions, partition errors, NVML readings).
+for t in test_cuda_backend test_cuda_partitions test_cuda_gemm test_nvml; do
+  "build/gpu/tests/$t" --gtest_brief=1
+done >>"$out/tests.log" 2>&1
 
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 for t in $gpu_tests; do
@@ -32,6 +36,14 @@ for t in $gpu_tests; do
 done >"$out/memcheck.log" 2>&1
 grep -E "===|ERROR SUMMARY|exit" "$out/memcheck.log"
 
-for b in $benches; do
-  timeout 180 "build/gpu/bench/$b" "$out/$b.json"
-done 2>&1 | tee "$out/bench.log"
+{
+  for b in $benches; do
+    timeout 180 "build/gpu/bench/$b" "$out/$b.json"
+  done
+  # Staged-copy rates by the number of copying threads (default: 8 on 16 cores).
+  for n in 4 12 16; do
+    echo "--- BATON_CUDA_COPY_THREADS=$n"
+    BATON_CUDA_COPY_THREADS=$n timeout 120 build/gpu/bench/bench_cuda_copy /tmp/copy_$n.json |
+      grep -E "pageable|host copy"
+  done
+} 2>&1 | tee "$out/bench.log"

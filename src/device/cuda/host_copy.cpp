@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -74,11 +75,18 @@ class CopyPool {
   bool stop_ = false;
 };
 
+// Threads that copy (the caller included): BATON_CUDA_COPY_THREADS, else
+// half the cores, 2 to 8. Four threads copied about 23 GB/s between
+// pageable and pinned memory on the H200 host and eight about 33 GB/s
+// (docs/results/cuda-backend.md), against a 55 GB/s PCIe Gen5 link.
+unsigned copy_threads() {
+  if (const char* env = std::getenv("BATON_CUDA_COPY_THREADS"))
+    if (int n = std::atoi(env); n >= 1 && n <= 64) return unsigned(n);
+  return std::clamp(std::thread::hardware_concurrency() / 2, 2u, 8u);
+}
+
 CopyPool& pool() {
-  // Four threads copied about 23 GB/s between pageable and pinned memory on
-  // the H200 host (docs/results/cuda-backend.md), under half the PCIe Gen5
-  // link: take eight where there are 16 cores, half the cores where fewer.
-  static CopyPool p(std::clamp(std::thread::hardware_concurrency() / 2, 2u, 8u) - 1);
+  static CopyPool p(copy_threads() - 1);
   return p;
 }
 

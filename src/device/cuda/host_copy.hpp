@@ -8,7 +8,8 @@
 namespace baton::cuda {
 
 // Copies n bytes, splitting copies of 1 MiB and more over a small pool of
-// threads (the caller takes one part). Returns when all parts are done.
+// threads (the caller takes one part; BATON_CUDA_COPY_THREADS sets how many
+// copy in all). Returns when all parts are done.
 void parallel_memcpy(void* dst, const void* src, std::size_t n);
 
 }  // namespace baton::cuda
