@@ -26,6 +26,12 @@ tail -25 "$out/tests.log"
 for t in test_cuda_backend test_cuda_partitions test_cuda_gemm test_nvml; do
   "build/gpu/tests/$t" --gtest_brief=1
 done >>"$out/tests.log" 2>&1
+# The CLI over the backend, where the core's tool builds.
+if ninja -C build/gpu baton_cli >/dev/null 2>&1; then
+  build/gpu/baton devices
+  build/gpu/baton devices --devices cuda:0/64+32+16+8,cpu --topology
+  build/gpu/baton devices --devices cuda:0/60
+fi >>"$out/tests.log" 2>&1
 
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 for t in $gpu_tests; do

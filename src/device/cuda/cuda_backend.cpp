@@ -137,10 +137,10 @@ Backend cuda_backend() {
   Backend b;
   b.name = "cuda";
   b.spec_help =
-      "cuda                every CUDA GPU, one device each (cuda0, cuda1, ...)\n"
-      "cuda:N              GPU N\n"
-      "cuda:N/64+32+16+8   GPU N split into SM partitions (green contexts; cuda0.p0, ...);\n"
-      "                    sizes in the GPU's granularity (8 SMs on Hopper)";
+      "cuda                  every CUDA GPU, one device each (cuda0, cuda1, ...)\n"
+      "cuda:N                GPU N\n"
+      "cuda:N/64+32+16+8     GPU N split into SM partitions (green contexts: cuda0.p0, ...)\n"
+      "                      in the GPU's granularity (8 SMs on Hopper)";
   b.create = create;
   return b;
 }
