@@ -3,7 +3,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "baton/error.hpp"
 
 namespace baton::cuda {
 

@@ -2,7 +2,6 @@
 
 #include <cstring>
 
-#include "baton/error.hpp"
 #include "device/cuda/nvrtc.hpp"
 
 namespace baton::cuda {

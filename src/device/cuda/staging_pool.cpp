@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "baton/error.hpp"
 #include "device/cuda/host_copy.hpp"
 
 namespace baton::cuda {
