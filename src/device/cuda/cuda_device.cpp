@@ -3,7 +3,6 @@
 #include <cstdlib>
 #include <cstring>
 
-
 namespace baton::cuda {
 
 CudaDevice::CudaDevice(DeviceInfo info, std::shared_ptr<Context> ctx)
