@@ -13,13 +13,24 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Items completed by one device; one cache line each, written by its worker only.
+struct alignas(64) DoneCount {
+  std::atomic<std::uint64_t> items{0};
+};
+
 struct Shared {
   const Execution& ex;
   Clock::time_point t0;
-  std::atomic<std::uint64_t> done_items{0};
+  std::vector<DoneCount> done;
+  std::atomic<bool> abort{false};  // a worker hit an error that is not a device failure
   std::atomic<std::uint64_t> reruns{0};
   double max_backoff_us = 50;
   double since(Clock::time_point t) const { return std::chrono::duration<double>(t - t0).count(); }
+  std::uint64_t done_items() const {
+    std::uint64_t n = 0;
+    for (const auto& d : done) n += d.items.load(std::memory_order_acquire);
+    return n;
+  }
 };
 
 // Idle workers spin briefly, then yield, then sleep up to max_backoff_us.
@@ -58,7 +69,7 @@ void worker(Shared& sh, int d, DeviceStats& st, double& last_done) {
         idle = 0;
       }
       if (flight.empty()) {
-        if (sh.done_items.load(std::memory_order_acquire) >= total) break;
+        if (sh.done_items() >= total || sh.abort.load(std::memory_order_relaxed)) break;
         back_off(idle, sh.max_backoff_us);
         continue;
       }
@@ -74,7 +85,8 @@ void worker(Shared& sh, int d, DeviceStats& st, double& last_done) {
       st.items += f.span.size();
       if (flight.empty()) st.busy_s += now - busy_since;
       last_done = now;
-      sh.done_items.fetch_add(f.span.size(), std::memory_order_acq_rel);
+      auto& mine = sh.done[d].items;
+      mine.store(mine.load(std::memory_order_relaxed) + f.span.size(), std::memory_order_release);
     }
     for (auto& e : pending) e->wait();
     last_done = std::max(last_done, sh.since(Clock::now()));
@@ -91,7 +103,7 @@ void worker(Shared& sh, int d, DeviceStats& st, double& last_done) {
 }  // namespace
 
 RunStats run_on_threads(const Execution& ex) {
-  Shared sh{ex, Clock::now()};
+  Shared sh{ex, Clock::now(), std::vector<DoneCount>(ex.devices.size())};
   sh.max_backoff_us = tunable_number("BATON_STEAL_BACKOFF_US");
   const int n = static_cast<int>(ex.devices.size());
   RunStats stats;
@@ -107,14 +119,14 @@ RunStats run_on_threads(const Execution& ex) {
         worker(sh, d, stats.devices[d], last[d]);
       } catch (...) {
         errors[d] = std::current_exception();
-        sh.done_items.store(ex.plan.items);  // let the others stop
+        sh.abort.store(true);  // let the others stop
       }
     });
   }
   for (auto& t : threads) t.join();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
-  if (sh.done_items.load() < ex.plan.items)
+  if (sh.done_items() < ex.plan.items)
     raise(Errc::device_failed, "scheduler", "every device failed; the run is incomplete");
   stats.items = ex.plan.items;
   stats.makespan_s = *std::max_element(last.begin(), last.end());

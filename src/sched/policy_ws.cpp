@@ -30,7 +30,6 @@ class WorkStealing final : public Policy {
     quantum_ = std::max<std::uint64_t>(1, (plan.items + (1ull << 31) - 1) >> 31);
     devs_ = std::vector<PerDevice>(n);
     rates_ = std::vector<RateTracker>(n);
-    unstarted_.store(plan.items, std::memory_order_relaxed);
     units_ = (plan.items + quantum_ - 1) / quantum_;
     std::vector<Span> shares = proportional_shares(units_, plan.weights);
     for (std::size_t d = 0; d < n; ++d) {
@@ -44,7 +43,7 @@ class WorkStealing final : public Policy {
     if (plan_.weights[dev] <= 0) return std::nullopt;  // cannot run this kernel: never steals
     const std::uint64_t grain = chunk_for(dev);
     if (auto orphan = take_orphan(grain * quantum_)) {  // orphans are in items
-      unstarted_.fetch_sub(orphan->size(), std::memory_order_relaxed);
+      note_started(dev, orphan->size());
       return Take{*orphan};
     }
     if (auto s = pop(dev)) return run(Take{*s}, grain, dev);
@@ -67,7 +66,20 @@ class WorkStealing final : public Policy {
     std::vector<int> order;               // ws-topo: victims, nearest first
     std::uint64_t rng = 0x9e3779b97f4a7c15ull;
     std::vector<double> rates;            // scratch for effective_rates, owner only
+    // Items this device has started; written by its owner only, so a plain
+    // store suffices and no cache line is fought over per chunk.
+    alignas(64) std::atomic<std::uint64_t> started{0};
   };
+
+  void note_started(int dev, std::uint64_t items) {
+    auto& c = devs_[dev].started;
+    c.store(c.load(std::memory_order_relaxed) + items, std::memory_order_relaxed);
+  }
+  std::uint64_t unstarted() const {
+    std::uint64_t started = 0;
+    for (const auto& d : devs_) started += d.started.load(std::memory_order_relaxed);
+    return started >= plan_.items ? 0 : plan_.items - started;
+  }
 
   // Inside the policy spans count units of `quantum_` items (1 unless there are
   // more than 2^31 items); deque words pack a unit span's two ends.
@@ -90,11 +102,12 @@ class WorkStealing final : public Policy {
   }
 
   std::uint64_t chunk_for(int dev) {
+    if (plan_.max_chunk <= plan_.min_chunk) return (plan_.min_chunk + quantum_ - 1) / quantum_;
     std::vector<double>& r = devs_[dev].rates;
     effective_rates(plan_.weights, rates_, r);
     double total = std::accumulate(r.begin(), r.end(), 0.0);
     double share = total > 0 ? r[dev] / total : 1.0;
-    std::uint64_t c = guided_chunk(unstarted_.load(std::memory_order_relaxed), share, plan_.tail_split,
+    std::uint64_t c = guided_chunk(unstarted(), share, plan_.tail_split,
                                    plan_.min_chunk, plan_.max_chunk);
     return (c + quantum_ - 1) / quantum_;  // in units
   }
@@ -114,7 +127,7 @@ class WorkStealing final : public Policy {
       if (!rest.empty()) push(dev, rest);
     }
     s = to_items(s);
-    unstarted_.fetch_sub(s.size(), std::memory_order_relaxed);
+    note_started(dev, s.size());
     return t;
   }
 
@@ -173,7 +186,6 @@ class WorkStealing final : public Policy {
   std::uint64_t quantum_ = 1, units_ = 0;
   std::vector<PerDevice> devs_;
   std::vector<RateTracker> rates_;
-  std::atomic<std::uint64_t> unstarted_{0};
 };
 
 }  // namespace
