@@ -95,11 +95,14 @@ void run_balance(const BalanceArgs& args) {
     double speed = devs[dev]->info().peak_gflops / factor;
     sim::change_speed(*devs[dev], half, speed);
   }
+  // The check: every output written (the output is poisoned before each run)
+  // and about 4096 evenly spread items equal to a host reference, which keeps
+  // the host's share of the work small next to GPU-sized runs.
+  const std::size_t stride = std::max<std::size_t>(1, args.items / 4096);
   std::vector<float> expect;
   if (!sim) {
-    expect.resize(args.items);
     auto src = input.read();
-    for (std::size_t i = 0; i < args.items; ++i) expect[i] = reference(src[i], a, b, args.iters);
+    for (std::size_t i = 0; i < args.items; i += stride) expect.push_back(reference(src[i], a, b, args.iters));
   }
 
   nlohmann::json j;
@@ -124,11 +127,14 @@ void run_balance(const BalanceArgs& args) {
       reps.push_back(rt.parallel_for(range, k, in(input), out(output), a, b, args.iters, Policy::by_name(policy_names[p])));
       if (!sim) {
         auto got = output.read();
-        for (std::size_t i = 0; i < args.items; ++i)
-          if (!(std::fabs(got[i] - expect[i]) <= 1e-4f * (1 + std::fabs(expect[i]))))
+        for (std::size_t i = 0; i < args.items; ++i) {
+          const bool sampled = i % stride == 0;
+          const float want = sampled ? expect[i / stride] : 0.0f;
+          if (std::isnan(got[i]) || (sampled && !(std::fabs(got[i] - want) <= 1e-4f * (1 + std::fabs(want)))))
             raise(Errc::internal, policy_names[p],
-                  "wrong result at item " + std::to_string(i) + ": " + std::to_string(got[i]) + " instead of " +
-                      std::to_string(expect[i]));
+                  "wrong result at item " + std::to_string(i) + ": " + std::to_string(got[i]) +
+                      (sampled ? " instead of " + std::to_string(want) : std::string(" (never written)")));
+        }
       }
     }
     std::sort(reps.begin(), reps.end(), [](const auto& x, const auto& y) { return x.makespan_s < y.makespan_s; });

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# One call on the GPU host: build everything, run the whole test suite (gpu
+# tests included), then `baton bench balance` on SM partitions of GPU 0 and on
+# the whole GPU. Logs and JSON land in $OUT.
+#   source scripts/device-env.sh; bash bench/balance/run_gpu.sh
+set -uo pipefail
+out=${OUT:-/tmp/baton-gpu}
+mkdir -p "$out"
+export NCCL_NVLS_ENABLE=0
+{ cmake -S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build/gpu; } >"$out/build.log" 2>&1 ||
+  { tail -40 "$out/build.log"; exit 1; }
+echo "build ok"
+(cd build/gpu && ctest -j 8 --output-on-failure --timeout 240) >"$out/tests.log" 2>&1
+grep -E "tests passed|Failed|Skipped|\*\*\*" "$out/tests.log" | tail -40
+b=build/gpu/baton
+{
+  $b devices --devices cuda:0/64+32+16+8
+  # Compute-bound: 2^24 items x 2^18 dependent FMAs, about 8.8 TFLOP per run.
+  $b bench balance --devices cuda:0/64+32+16+8 -n 16777216 -i 262144 -r 3 --json-out "$out/balance_partitions.json"
+  $b bench balance --devices cuda:0 -p static,ws -n 16777216 -i 262144 -r 3 --json-out "$out/balance_whole.json"
+  # Finer chunks: what the scheduler costs when chunks are short.
+  $b bench balance --devices cuda:0/64+32+16+8 -p static,ws,ws-topo -n 16777216 -i 16384 -c 65536 -r 3
+} 2>&1 | tee "$out/balance.log"
