@@ -25,6 +25,7 @@ struct Shared {
   std::atomic<bool> abort{false};  // a worker hit an error that is not a device failure
   std::atomic<std::uint64_t> reruns{0};
   double max_backoff_us = 50;
+  double long_chunk_s = 1e-3;
   double since(Clock::time_point t) const { return std::chrono::duration<double>(t - t0).count(); }
   std::uint64_t done_items() const {
     std::uint64_t n = 0;
@@ -53,12 +54,16 @@ void worker(Shared& sh, int d, DeviceStats& st, double& last_done) {
   const std::size_t depth = static_cast<std::size_t>(std::max(1, dev.info().pipeline_depth));
   std::deque<InFlight> flight;
   std::vector<EventPtr> pending;  // write-backs to host
-  double busy_since = -1, prev_done = 0;
+  double busy_since = -1, prev_done = 0, last_chunk_s = 0;
   try {
     dev.bind_thread();
     int idle = 0;
     for (;;) {
-      while (flight.size() < depth) {
+      // Chunks in flight are committed to this device and cannot be stolen:
+      // when chunks are long, one queued behind the running one hides the
+      // launch gap, and more would only lengthen the tail.
+      const std::size_t room = last_chunk_s > sh.long_chunk_s ? std::min<std::size_t>(depth, 2) : depth;
+      while (flight.size() < room) {
         auto take = policy.next(d);
         if (!take) break;
         double now = sh.since(Clock::now());
@@ -79,7 +84,8 @@ void worker(Shared& sh, int d, DeviceStats& st, double& last_done) {
       dispatch.finish(dev, st, f, pending);
       double now = sh.since(Clock::now());
       // With chunks pipelined, a chunk's cost is the time since the previous completion.
-      policy.completed(d, f.span, now - std::max(prev_done, f.started));
+      last_chunk_s = now - std::max(prev_done, f.started);
+      policy.completed(d, f.span, last_chunk_s);
       prev_done = now;
       ++st.chunks;
       st.items += f.span.size();
@@ -105,6 +111,7 @@ void worker(Shared& sh, int d, DeviceStats& st, double& last_done) {
 RunStats run_on_threads(const Execution& ex) {
   Shared sh{ex, Clock::now(), std::vector<DoneCount>(ex.devices.size())};
   sh.max_backoff_us = tunable_number("BATON_STEAL_BACKOFF_US");
+  sh.long_chunk_s = tunable_number("BATON_LONG_CHUNK_US") * 1e-6;
   const int n = static_cast<int>(ex.devices.size());
   RunStats stats;
   stats.devices.resize(n);
