@@ -70,6 +70,8 @@ class Device {
   const std::string& name() const { return info_.name; }
 
   virtual DeviceMemory allocate(std::size_t bytes) = 0;  // throws Errc::out_of_memory
+  // Only once no enqueued work uses `memory` any more: a caching allocator
+  // may hand the block out again at once.
   virtual void release(DeviceMemory memory) = 0;
   virtual Queue& queue(QueueRole role) = 0;
 
