@@ -14,6 +14,7 @@ echo "build ok"
 grep -E "tests passed|Failed|Skipped|\*\*\*" "$out/tests.log" | tail -40
 b=build/gpu/baton
 {
+  $b devices
   $b devices --devices cuda:0/64+32+16+8
   # Compute-bound: 2^24 items x 2^18 dependent FMAs, about 8.8 TFLOP per run.
   $b bench balance --devices cuda:0/64+32+16+8 -n 16777216 -i 262144 -r 3 --json-out "$out/balance_partitions.json"

@@ -45,6 +45,23 @@ static void append(DeviceSet& set, detail::DeviceList devices) {
   }
 }
 
+// Under "auto", hardware that two backends offer is driven once: NVIDIA's
+// OpenCL platform exposes the GPUs the cuda backend already has.
+static detail::DeviceList without_duplicates(DeviceSet& set, detail::DeviceList found) {
+  const bool have_cuda = std::any_of(set.devices.begin(), set.devices.end(),
+                                     [](const auto& d) { return d->info().backend == BackendKind::cuda; });
+  if (!have_cuda) return found;
+  detail::DeviceList kept;
+  for (auto& d : found) {
+    if (d->info().backend == BackendKind::opencl && d->info().description.find("NVIDIA") != std::string::npos) {
+      set.notes.push_back(d->name() + ": left out, the cuda backend drives this GPU");
+      continue;
+    }
+    kept.push_back(std::move(d));
+  }
+  return kept;
+}
+
 DeviceSet open_devices(const std::string& spec) {
   std::vector<SpecItem> items = parse_device_spec(spec);
   DeviceSet set;
@@ -56,7 +73,7 @@ DeviceSet open_devices(const std::string& spec) {
       for (const auto& b : backends()) {
         if (!b.in_default_set) continue;
         try {
-          append(set, b.create("", ctx));
+          append(set, without_duplicates(set, b.create("", ctx)));
         } catch (const Error& e) {
           if (e.code() != Errc::backend_unavailable) throw;
           set.notes.push_back(b.name + ": " + e.what());

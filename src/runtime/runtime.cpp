@@ -1,6 +1,7 @@
 #include "baton/runtime.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "baton/error.hpp"
@@ -192,8 +193,13 @@ std::vector<double> Runtime::calibrate_packed(Range range, const Kernel& kernel,
     // A short untimed run first: module loads and run-time compilation stay out of the rate.
     Range warm{std::max<std::uint64_t>(1, range.n / 16), range.chunk};
     execute({dev}, set_.topology, warm, kernel, args, "static", {1.0}, options_.write_back);
-    RunStats s = execute({dev}, set_.topology, range, kernel, args, "static", {1.0}, options_.write_back);
-    rates[d] = s.makespan_s > 0 ? double(range.n) / s.makespan_s : 0;
+    // The median of three timed runs: one slow run (another process, a page
+    // fault storm) must not skew the split or the oracle.
+    std::array<double, 3> t{};
+    for (double& x : t)
+      x = execute({dev}, set_.topology, range, kernel, args, "static", {1.0}, options_.write_back).makespan_s;
+    std::sort(t.begin(), t.end());
+    rates[d] = t[1] > 0 ? double(range.n) / t[1] : 0;
   }
   rates_[kernel.id()] = rates;
   return rates;

