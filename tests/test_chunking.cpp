@@ -13,6 +13,20 @@ TEST(Chunking, GuidedChunksShrinkTowardTheEndWithinBounds) {
   EXPECT_GT(guided_chunk(8000, 0.8, 4, 1, 10000), guided_chunk(8000, 0.2, 4, 1, 10000));
 }
 
+TEST(Chunking, BoundsScaleWithShareAndKeepATimeFloor) {
+  // Four devices; one with half the total rate gets chunks twice the plan's.
+  auto fast = device_bounds(100, 1000, 0.5, 4, 0, 0);
+  EXPECT_EQ(fast.lo, 200u);
+  EXPECT_EQ(fast.hi, 2000u);
+  auto slow = device_bounds(100, 1000, 0.0625, 4, 0, 0);
+  EXPECT_EQ(slow.lo, 25u);
+  EXPECT_EQ(slow.hi, 250u);
+  // Measured at 1e6 items/s with a 200 us floor: no chunk under 200 items...
+  EXPECT_EQ(device_bounds(10, 1000, 0.25, 4, 1e6, 200e-6).lo, 200u);
+  // ...but never above the upper bound.
+  EXPECT_EQ(device_bounds(10, 100, 0.25, 4, 1e6, 200e-6).lo, 100u);
+}
+
 TEST(Chunking, MedianRateIgnoresAnOutlier) {
   RateTracker r;
   EXPECT_EQ(r.rate(), 0.0);

@@ -15,7 +15,9 @@ struct Span {
   friend bool operator==(const Span&, const Span&) = default;
 };
 
-// n work items, cut into chunks of at most `chunk` items (0: let the policy choose).
+// n work items, cut into chunks of at most `chunk` items (0: let the policy
+// choose). ws scales the bound per device by its share of the total rate, so
+// that a chunk takes about as long on a fast device as on a slow one.
 struct Range {
   std::uint64_t n = 0;
   std::uint64_t chunk = 0;

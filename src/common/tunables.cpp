@@ -15,6 +15,7 @@ const std::vector<Tunable>& tunables() {
       {"BATON_CPU_THREADS", "0", "threads of the host CPU to use (0: all hardware threads)"},
       {"BATON_TAIL_SPLIT", "4", "ws: a chunk is 1/N of the device's fair share of what is left"},
       {"BATON_MIN_CHUNK_DIV", "16", "ws: smallest chunk is the largest chunk divided by N"},
+      {"BATON_MIN_CHUNK_US", "200", "ws: no chunk shorter than this (us) once a device's rate is measured"},
       {"BATON_LONG_CHUNK_US", "1000", "chunks longer than this (us) keep at most one more in flight"},
       {"BATON_STEAL_BACKOFF_US", "50", "longest pause of an idle worker between steal attempts (us)"},
       {"BATON_SIM_LAUNCH_US", "5", "sim: virtual cost of launching one chunk (us)"},

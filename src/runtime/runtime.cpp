@@ -104,6 +104,7 @@ static RunStats execute(const std::vector<Device*>& devs, const Topology& topo, 
   plan.max_chunk = range.chunk ? range.chunk : std::max<std::uint64_t>(1, range.n / (ndev * 16));
   plan.min_chunk = std::max<std::uint64_t>(1, plan.max_chunk / std::max(1.0, detail::tunable_number("BATON_MIN_CHUNK_DIV")));
   plan.tail_split = detail::tunable_number("BATON_TAIL_SPLIT");
+  plan.min_chunk_s = detail::tunable_number("BATON_MIN_CHUNK_US") * 1e-6;
   plan.weights = std::move(weights);
   plan.bytes_per_item = dispatch.bytes_per_item();
   plan.paths.assign(ndev, std::vector<PathCost>(ndev));

@@ -30,6 +30,17 @@ class RateTracker {
 void effective_rates(const std::vector<double>& weights, const std::vector<RateTracker>& measured,
                      std::vector<double>& out);
 
+struct ChunkBounds {
+  std::uint64_t lo, hi;
+};
+// A device's chunk bounds: the plan's, scaled by its share of the total rate
+// times the number of devices, so that chunks take about the same time on a
+// fast and a slow device (and the last ones end together); the lower bound is
+// raised to `floor_s` worth of its measured rate (0: not measured yet) so
+// per-chunk costs stay small on fast devices, but never above the upper one.
+ChunkBounds device_bounds(std::uint64_t min_chunk, std::uint64_t max_chunk, double share, int devices,
+                          double measured_rate, double floor_s);
+
 // The next chunk for a device whose share of the total rate is `share`, with
 // `unstarted` items not yet handed out anywhere.
 std::uint64_t guided_chunk(std::uint64_t unstarted, double share, double tail_split,

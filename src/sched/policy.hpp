@@ -20,8 +20,9 @@ namespace baton::detail {
 
 struct Plan {
   std::uint64_t items = 0;
-  std::uint64_t max_chunk = 0;      // largest span handed out at once
+  std::uint64_t max_chunk = 0;      // largest span for a device of average speed (ws scales it)
   std::uint64_t min_chunk = 1;      // smallest (ws shrinks toward it at the end)
+  double min_chunk_s = 0;           // ws: no chunk shorter than this on a measured device
   std::vector<double> weights;      // per device, relative capability; 0: cannot run the kernel
   // Transfer cost between device i and j (data resident on j moved to i); for ws-topo.
   std::vector<std::vector<PathCost>> paths;

@@ -31,6 +31,7 @@ class WorkStealing final : public Policy {
     devs_ = std::vector<PerDevice>(n);
     rates_ = std::vector<RateTracker>(n);
     units_ = (plan.items + quantum_ - 1) / quantum_;
+    active_ = static_cast<int>(std::count_if(plan.weights.begin(), plan.weights.end(), [](double w) { return w > 0; }));
     std::vector<Span> shares = proportional_shares(units_, plan.weights);
     for (std::size_t d = 0; d < n; ++d) {
       devs_[d].sticky = static_cast<int>((d + 1) % n);
@@ -107,8 +108,9 @@ class WorkStealing final : public Policy {
     effective_rates(plan_.weights, rates_, r);
     double total = std::accumulate(r.begin(), r.end(), 0.0);
     double share = total > 0 ? r[dev] / total : 1.0;
-    std::uint64_t c = guided_chunk(unstarted(), share, plan_.tail_split,
-                                   plan_.min_chunk, plan_.max_chunk);
+    ChunkBounds b = device_bounds(plan_.min_chunk, plan_.max_chunk, share, active_, rates_[dev].rate(),
+                                  plan_.min_chunk_s);
+    std::uint64_t c = guided_chunk(unstarted(), share, plan_.tail_split, b.lo, b.hi);
     return (c + quantum_ - 1) / quantum_;  // in units
   }
 
@@ -184,6 +186,7 @@ class WorkStealing final : public Policy {
   bool topo_;
   Plan plan_;
   std::uint64_t quantum_ = 1, units_ = 0;
+  int active_ = 1;  // devices that can run the kernel
   std::vector<PerDevice> devs_;
   std::vector<RateTracker> rates_;
 };
