@@ -21,6 +21,7 @@ const std::vector<Tunable>& tunables() {
       {"BATON_SIM_LAUNCH_US", "5", "sim: virtual cost of launching one chunk (us)"},
       {"BATON_SIM_STEAL_US", "2", "sim: virtual cost of one steal attempt (us)"},
       {"BATON_CUDA_ZERO_COPY", "0", "cuda: 1 maps host buffers into the GPU instead of copying"},
+      {"BATON_CUDA_COPY_THREADS", "0", "cuda: threads copying pageable memory via pinned staging (0: half the cores, 2..8)"},
   };
   return table;
 }

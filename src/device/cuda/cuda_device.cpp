@@ -1,7 +1,7 @@
 #include "device/cuda/cuda_device.hpp"
 
-#include <cstdlib>
-#include <cstring>
+#include "common/tunables.hpp"
+
 
 namespace baton::cuda {
 
@@ -9,8 +9,7 @@ CudaDevice::CudaDevice(DeviceInfo info, std::shared_ptr<Context> ctx)
     : Device(std::move(info)), ctx_(std::move(ctx)) {
   modules_ = std::make_unique<ModuleCache>(ctx_, name());
   for (auto& q : queues_) q = std::make_unique<CudaQueue>(ctx_, *modules_, name());
-  const char* env = std::getenv("BATON_CUDA_ZERO_COPY");
-  zero_copy_ = env && std::strcmp(env, "1") == 0 && gpu().props().can_map_host;
+  zero_copy_ = baton::detail::tunable("BATON_CUDA_ZERO_COPY") == "1" && gpu().props().can_map_host;
 }
 
 CudaDevice::~CudaDevice() {

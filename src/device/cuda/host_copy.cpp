@@ -1,8 +1,9 @@
 #include "device/cuda/host_copy.hpp"
 
+#include "common/tunables.hpp"
+
 #include <algorithm>
 #include <condition_variable>
-#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -80,8 +81,8 @@ class CopyPool {
 // pageable and pinned memory on the H200 host and eight about 33 GB/s
 // (docs/results/cuda-backend.md), against a 55 GB/s PCIe Gen5 link.
 unsigned copy_threads() {
-  if (const char* env = std::getenv("BATON_CUDA_COPY_THREADS"))
-    if (int n = std::atoi(env); n >= 1 && n <= 64) return unsigned(n);
+  const double n = baton::detail::tunable_number("BATON_CUDA_COPY_THREADS");
+  if (n >= 1 && n <= 64) return unsigned(n);
   return std::clamp(std::thread::hardware_concurrency() / 2, 2u, 8u);
 }
 
