@@ -47,6 +47,27 @@ struct LaunchArg {
   std::uint8_t value_size = 0;
 };
 
+// Launch arguments made by hand (backend tests, native launchers); the runtime
+// makes them from buffers and scalars passed to parallel_for.
+inline LaunchArg buffer_arg(DeviceMemory memory, std::size_t element_size) {
+  LaunchArg a;
+  a.kind = LaunchArg::Kind::buffer;
+  a.memory = memory;
+  a.element_size = element_size;
+  return a;
+}
+inline LaunchArg scalar_bytes(const void* value, std::size_t size) {
+  LaunchArg a;
+  std::memcpy(a.value, value, size);  // size <= sizeof a.value, checked by the callers
+  a.value_size = static_cast<std::uint8_t>(size);
+  return a;
+}
+template <class T>
+LaunchArg scalar_arg(T value) {
+  static_assert(sizeof(T) <= sizeof(LaunchArg::value), "a scalar argument is at most 16 bytes");
+  return scalar_bytes(&value, sizeof value);
+}
+
 // What a kernel implementation sees of its arguments, in call order.
 class KernelArgs {
  public:

@@ -1,25 +1,23 @@
 #include "memory/coherence.hpp"
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
 
 #include "baton/error.hpp"
+#include "device/host_memory.hpp"
 
 namespace baton::detail {
 
 BufferState::BufferState(std::size_t bytes) : bytes_(bytes) {
-  host_ = std::aligned_alloc(64, std::max<std::size_t>(64, (bytes + 63) / 64 * 64));
-  if (!host_) raise(Errc::out_of_memory, "host", "cannot allocate a buffer of " + std::to_string(bytes) + " bytes");
   replicas_.resize(1);
-  replicas_[0].memory = DeviceMemory{host_, 0, bytes};
+  replicas_[0].memory = allocate_host("buffer", bytes);
+  host_ = replicas_[0].memory.ptr;
   replicas_[0].valid.assign(0, bytes, nullptr);
 }
 
 BufferState::~BufferState() {
   for (std::size_t n = 1; n < replicas_.size(); ++n)
     if (replicas_[n].device) replicas_[n].device->release(replicas_[n].memory);
-  std::free(host_);
+  release_host(replicas_[0].memory);
 }
 
 BufferState::Replica& BufferState::at(MemoryNode node) {

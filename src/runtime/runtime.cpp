@@ -52,9 +52,7 @@ void Runtime::pack_buffer(std::vector<detail::RunArg>& out, BufferArg b) {
 
 void Runtime::pack_scalar(std::vector<detail::RunArg>& out, const void* p, std::size_t n) {
   detail::RunArg a;
-  a.scalar.kind = LaunchArg::Kind::scalar;
-  std::memcpy(a.scalar.value, p, n);
-  a.scalar.value_size = static_cast<std::uint8_t>(n);
+  a.scalar = scalar_bytes(p, n);
   out.push_back(std::move(a));
 }
 

@@ -44,23 +44,6 @@ struct CudaSet {
   }
 };
 
-inline LaunchArg buffer(DeviceMemory m, std::size_t element_size) {
-  LaunchArg a;
-  a.kind = LaunchArg::Kind::buffer;
-  a.memory = m;
-  a.element_size = element_size;
-  return a;
-}
-
-template <class T>
-LaunchArg scalar(T v) {
-  static_assert(sizeof(T) <= 16);
-  LaunchArg a;
-  std::memcpy(a.value, &v, sizeof v);
-  a.value_size = sizeof v;
-  return a;
-}
-
 inline Kernel builtin(const char* entry) {
   return Kernel(entry).cuda_image(detail::builtin_cuda_fatbin(), entry);
 }

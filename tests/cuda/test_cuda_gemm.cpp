@@ -57,7 +57,7 @@ double gemm_error(cuda::CudaDevice& dev, GemmSpec spec, unsigned seed) {
   q.write(db, 0, hb.data(), hb.size());
   q.write(dc, 0, hc.data(), hc.size());  // poison
   Kernel gemm = cuda_gemm_kernel(spec);
-  std::vector<LaunchArg> args{buffer(da, es), buffer(db, es), buffer(dc, es)};
+  std::vector<LaunchArg> args{buffer_arg(da, es), buffer_arg(db, es), buffer_arg(dc, es)};
   const std::uint64_t cuts[] = {0, 1, m / 3, m};
   for (int i = 0; i < 3; ++i) q.launch(gemm, Span{cuts[i], cuts[i + 1]}, KernelArgs(args));
   q.read(hc.data(), dc, 0, hc.size());
@@ -116,7 +116,7 @@ TEST(CudaGemm, RejectsBadSpecsAndArguments) {
   CudaSet set("0");
   Kernel gemm = cuda_gemm_kernel({64, 64, 64});
   DeviceMemory m = set[0].allocate(64 * 64 * 2);
-  std::vector<LaunchArg> args{buffer(m, 2), buffer(m, 2), buffer(m, 2)};
+  std::vector<LaunchArg> args{buffer_arg(m, 2), buffer_arg(m, 2), buffer_arg(m, 2)};
   EXPECT_THROW(set[0].queue(QueueRole::compute).launch(gemm, Span{0, 65}, KernelArgs(args)), Error);
   set[0].release(m);
 }

@@ -32,8 +32,8 @@ TEST(CudaLaunch, FmaMatchesTheCpuOnRandomInputs) {
     const float a = 0.999f, b = 0.001f * float(seed);
     const int iters = 100;
     Kernel fma = builtin("baton_fma");
-    std::vector<LaunchArg> args{buffer(din, 4), buffer(dout, 4), scalar(a), scalar(b),
-                                scalar(iters)};
+    std::vector<LaunchArg> args{buffer_arg(din, 4), buffer_arg(dout, 4), scalar_arg(a), scalar_arg(b),
+                                scalar_arg(iters)};
     // Two launches over two pieces, the second starting off a block boundary.
     const std::uint64_t cut = 1000;
     f.q.launch(fma, Span{0, cut}, KernelArgs(args));
@@ -58,7 +58,7 @@ TEST(CudaLaunch, SaxpyTouchesOnlyItsSpan) {
   f.q.write(dx, 0, x.data(), n * 4);
   f.q.write(dy, 0, y.data(), n * 4);
   const float a = 1.5f;
-  std::vector<LaunchArg> args{scalar(a), buffer(dx, 4), buffer(dy, 4)};
+  std::vector<LaunchArg> args{scalar_arg(a), buffer_arg(dx, 4), buffer_arg(dy, 4)};
   const Span span{333, 77777};
   f.q.launch(builtin("baton_saxpy"), span, KernelArgs(args));
   std::vector<float> out(n);
@@ -101,7 +101,7 @@ TEST(CudaLaunch, NativeFunctionsGetTheStreamAndRunInOrder) {
                                                     static_cast<CUstream>(stream)),
                     "cuMemsetD32Async", "test");
       });
-  std::vector<LaunchArg> args{buffer(m, 4)};
+  std::vector<LaunchArg> args{buffer_arg(m, 4)};
   f.q.launch(fill, Span{0, n}, KernelArgs(args));
   std::vector<float> out(n);
   f.q.read(out.data(), m, 0, n * 4);

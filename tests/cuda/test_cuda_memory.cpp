@@ -65,8 +65,8 @@ TEST(CudaMemory, ManagedFallbackWhenTheDeviceIsFullButMemoryIsFree) {
   std::vector<float> out(n);
   Queue& q = dev.queue(QueueRole::compute);
   q.write(first, 0, in.data(), n * 4);
-  std::vector<LaunchArg> args{buffer(first, 4), buffer(second, 4), scalar(2.0f), scalar(1.0f),
-                              scalar(3)};
+  std::vector<LaunchArg> args{buffer_arg(first, 4), buffer_arg(second, 4), scalar_arg(2.0f), scalar_arg(1.0f),
+                              scalar_arg(3)};
   q.launch(builtin("baton_fma"), Span{0, n}, KernelArgs(args));
   q.read(out.data(), second, 0, n * 4);
   q.finish();
@@ -92,7 +92,7 @@ TEST(CudaMemory, ZeroCopyMemoryIsSharedWithTheHost) {
   auto in = random_floats(n, 6);
   std::copy(in.begin(), in.end(), hx);
   std::fill(hy, hy + n, 1.0f);
-  std::vector<LaunchArg> args{scalar(3.0f), buffer(x, 4), buffer(y, 4)};
+  std::vector<LaunchArg> args{scalar_arg(3.0f), buffer_arg(x, 4), buffer_arg(y, 4)};
   Queue& q = dev.queue(QueueRole::compute);
   q.launch(builtin("baton_saxpy"), Span{0, n}, KernelArgs(args));
   q.finish();

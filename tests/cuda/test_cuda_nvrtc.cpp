@@ -23,7 +23,7 @@ void run_scale(cuda::CudaDevice& dev, const Kernel& k) {
   DeviceMemory dx = dev.allocate(n * 4), dy = dev.allocate(n * 4);
   Queue& q = dev.queue(QueueRole::compute);
   q.write(dx, 0, x.data(), n * 4);
-  std::vector<LaunchArg> args{buffer(dx, 4), buffer(dy, 4), scalar(0.5f)};
+  std::vector<LaunchArg> args{buffer_arg(dx, 4), buffer_arg(dy, 4), scalar_arg(0.5f)};
   q.launch(k, Span{0, n}, KernelArgs(args));
   q.read(y.data(), dy, 0, n * 4);
   q.finish();

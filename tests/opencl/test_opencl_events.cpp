@@ -11,15 +11,12 @@
 #include <thread>
 #include <vector>
 
-#include "opencl_launch_args.hpp"
 #include "opencl_test_support.hpp"
 #include "workloads/kernels_opencl.hpp"
 
 namespace baton {
 namespace {
 
-using test::buffer_arg;
-using test::scalar_arg;
 
 // Stands for a CPU device's event: complete once some host thread says so.
 class HostEvent final : public Event {

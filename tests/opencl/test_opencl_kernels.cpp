@@ -7,15 +7,12 @@
 #include <thread>
 #include <vector>
 
-#include "opencl_launch_args.hpp"
 #include "opencl_test_support.hpp"
 #include "workloads/kernels_opencl.hpp"
 
 namespace baton {
 namespace {
 
-using test::buffer_arg;
-using test::scalar_arg;
 
 Kernel balance_kernel(const char* name, const char* entry) {
   return Kernel{name}.opencl(workloads::opencl_kernels_source(), entry);

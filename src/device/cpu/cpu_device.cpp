@@ -1,13 +1,12 @@
 #include "device/cpu/cpu_device.hpp"
 
-#include <cstdlib>
 #include <cstring>
-#include <new>
 
 #include "baton/error.hpp"
 #include "common/tunables.hpp"
 #include "device/backend.hpp"
 #include "device/completed_event.hpp"
+#include "device/host_memory.hpp"
 #include "topology/discover.hpp"
 
 namespace baton::detail {
@@ -49,13 +48,9 @@ class CpuDevice::CpuQueue final : public Queue {
 CpuDevice::CpuDevice(DeviceInfo info, int threads)
     : Device(std::move(info)), group_(threads), queue_(std::make_unique<CpuQueue>(*this)) {}
 
-DeviceMemory CpuDevice::allocate(std::size_t bytes) {
-  void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
-  if (!p) raise(Errc::out_of_memory, name(), "cannot allocate " + std::to_string(bytes) + " bytes");
-  return DeviceMemory{p, 0, bytes};
-}
+DeviceMemory CpuDevice::allocate(std::size_t bytes) { return allocate_host(name(), bytes); }
 
-void CpuDevice::release(DeviceMemory memory) { std::free(memory.ptr); }
+void CpuDevice::release(DeviceMemory memory) { release_host(memory); }
 
 Queue& CpuDevice::queue(QueueRole) { return *queue_; }
 

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 
 #include "baton/error.hpp"
 #include "baton/sim.hpp"
 #include "device/backend.hpp"
 #include "device/completed_event.hpp"
+#include "device/host_memory.hpp"
 
 namespace baton::detail {
 
@@ -57,13 +57,9 @@ SimDevice::SimDevice(DeviceInfo info, SimDeviceSpec spec, double launch_us, Path
             [](const auto& a, const auto& b) { return a.at_s < b.at_s; });
 }
 
-DeviceMemory SimDevice::allocate(std::size_t bytes) {
-  void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
-  if (!p) raise(Errc::out_of_memory, name(), "cannot allocate " + std::to_string(bytes) + " bytes");
-  return DeviceMemory{p, 0, bytes};
-}
+DeviceMemory SimDevice::allocate(std::size_t bytes) { return allocate_host(name(), bytes); }
 
-void SimDevice::release(DeviceMemory memory) { std::free(memory.ptr); }
+void SimDevice::release(DeviceMemory memory) { release_host(memory); }
 
 Queue& SimDevice::queue(QueueRole) { return *queue_; }
 

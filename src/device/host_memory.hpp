@@ -1,0 +1,16 @@
+// Cache-line-aligned host memory, for the devices that keep their memory on
+// the host (cpu, sim) and for buffers' host copies.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "baton/kernel.hpp"
+
+namespace baton::detail {
+
+// Throws Error(out_of_memory) naming `who`.
+DeviceMemory allocate_host(const std::string& who, std::size_t bytes);
+void release_host(DeviceMemory memory);
+
+}  // namespace baton::detail
