@@ -8,8 +8,8 @@ using namespace baton::detail;
 
 TEST(Chunking, GuidedChunksShrinkTowardTheEndWithinBounds) {
   EXPECT_EQ(guided_chunk(1'000'000, 0.5, 4, 10, 1000), 1000u);  // capped at the largest
-  EXPECT_EQ(guided_chunk(4000, 0.5, 4, 10, 1000), 500u);       // a quarter of its share
-  EXPECT_EQ(guided_chunk(100, 0.1, 4, 10, 1000), 10u);         // floored at the smallest
+  EXPECT_EQ(guided_chunk(4000, 0.5, 4, 10, 1000), 500u);        // a quarter of its share
+  EXPECT_EQ(guided_chunk(100, 0.1, 4, 10, 1000), 10u);          // floored at the smallest
   EXPECT_GT(guided_chunk(8000, 0.8, 4, 1, 10000), guided_chunk(8000, 0.2, 4, 1, 10000));
 }
 

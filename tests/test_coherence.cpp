@@ -66,7 +66,8 @@ TEST(Coherence, DataStaysRightAcrossRunsOnDifferentDevices) {
   Kernel saxpy = workloads::saxpy_kernel();
   // Three runs under different policies: chunks land on different devices each time,
   // so y's pieces must follow their latest writer around.
-  for (const char* p : {"ws", "static", "ws-topo"}) rt.parallel_for({n, 128}, saxpy, 2.0f, in(x), inout(y), Policy::by_name(p));
+  for (const char* p : {"ws", "static", "ws-topo"})
+    rt.parallel_for({n, 128}, saxpy, 2.0f, in(x), inout(y), Policy::by_name(p));
   auto hy = y.read();
   for (std::size_t i = 0; i < n; ++i) ASSERT_FLOAT_EQ(hy[i], 1.0f + 6.0f * float(i)) << i;
   // The host edits y; the next run must see the edit.

@@ -71,5 +71,6 @@ TEST(DeviceSpec, AutoAlwaysFindsTheCpuAndExplainsMissingBackends) {
 
 TEST(DeviceSpec, HelpListsEveryCompiledBackend) {
   std::string help = baton::device_spec_help();
-  for (const auto& b : baton::compiled_backends()) EXPECT_NE(help.find("  " + b), std::string::npos) << b;
+  for (const auto& b : baton::compiled_backends())
+    EXPECT_NE(help.find("  " + b), std::string::npos) << b;
 }

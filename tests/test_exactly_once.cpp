@@ -54,14 +54,18 @@ TEST(ExactlyOnce, RandomSimMachinesSpeedChangesAndFailures) {
     const std::uint64_t n = 1 + g() % 20000, chunk = g() % 3 == 0 ? 0 : 1 + g() % 500;
     double horizon = 1000.0 * double(n) / 1e9 / ndev;  // about one device's share of time
     for (int d = 0; d < ndev; ++d)
-      if (g() % 3 == 0) sim::change_speed(*rt.devices()[d], horizon * double(g() % 100) / 100, 0.05 + double(g() % 500) / 100);
-    if (ndev > 1 && g() % 4 == 0) sim::fail_at(*rt.devices()[g() % ndev], horizon * double(g() % 100) / 100);
+      if (g() % 3 == 0)
+        sim::change_speed(*rt.devices()[d], horizon * double(g() % 100) / 100,
+                          0.05 + double(g() % 500) / 100);
+    if (ndev > 1 && g() % 4 == 0)
+      sim::fail_at(*rt.devices()[g() % ndev], horizon * double(g() % 100) / 100);
     Kernel k = counting_kernel(seed, 0);
     for (const char* p : kPolicies) {
       auto counts = rt.buffer<int>(n);
       std::fill(counts.host().begin(), counts.host().end(), 0);
       rt.parallel_for(Range{n, chunk}, k, inout(counts), Policy::by_name(p));
-      expect_once(counts, spec + " n=" + std::to_string(n) + " chunk=" + std::to_string(chunk) + " " + p);
+      expect_once(counts,
+                  spec + " n=" + std::to_string(n) + " chunk=" + std::to_string(chunk) + " " + p);
     }
   }
 }

@@ -109,7 +109,8 @@ TEST(PoliciesSim, WsTopoStealsOnlyWhenTheTransferPays) {
 TEST(PoliciesSim, WsTopoPrefersTheNvlinkNeighbour) {
   auto topo = detail::make_policy("ws-topo");
   // Victim 0 over PCIe, victim 1 over NVLink; both have work.
-  topo->start(thief_plan({PathCost{25, 10, LinkKind::pcie, 2}, PathCost{450, 2, LinkKind::nvlink, 1}}, 64));
+  topo->start(
+      thief_plan({PathCost{25, 10, LinkKind::pcie, 2}, PathCost{450, 2, LinkKind::nvlink, 1}}, 64));
   teach_rates(*topo, 3);
   ASSERT_TRUE(topo->next(0));
   ASSERT_TRUE(topo->next(1));

@@ -65,16 +65,28 @@ TEST(Runtime, BadRunsAreClearErrors) {
   auto rt = make("cpu");
   auto small = rt.buffer<float>(10), big = rt.buffer<float>(100);
   Kernel saxpy = workloads::saxpy_kernel();
-  EXPECT_EQ(error_of([&] { rt.parallel_for({100, 10}, saxpy, 1.0f, in(small), inout(big)); }), Errc::invalid_argument);
-  EXPECT_EQ(error_of([&] { rt.parallel_for({100, 10}, saxpy, 1.0f, in(big), inout(big, whole)); }),
+  EXPECT_EQ(error_of([&] {
+              rt.parallel_for({100, 10}, saxpy, 1.0f, in(small), inout(big));
+            }),
             Errc::invalid_argument);
-  EXPECT_EQ(error_of([&] { rt.parallel_for({0, 10}, saxpy, 1.0f, in(big), inout(big)); }), Errc::invalid_argument);
-  EXPECT_EQ(error_of([&] { rt.parallel_for({100, 10}, saxpy, 1.0f, in(big), inout(big), Policy::by_name("fifo")); }),
+  EXPECT_EQ(error_of([&] {
+              rt.parallel_for({100, 10}, saxpy, 1.0f, in(big), inout(big, whole));
+            }),
+            Errc::invalid_argument);
+  EXPECT_EQ(error_of([&] {
+              rt.parallel_for({0, 10}, saxpy, 1.0f, in(big), inout(big));
+            }),
+            Errc::invalid_argument);
+  EXPECT_EQ(error_of([&] {
+              rt.parallel_for({100, 10}, saxpy, 1.0f, in(big), inout(big), Policy::by_name("fifo"));
+            }),
             Errc::invalid_argument);
   Kernel gpu_only("gpu_only");
   gpu_only.opencl("__kernel void f(ulong b, ulong e) {}", "f");
   EXPECT_EQ(error_of([&] { rt.parallel_for({100, 10}, gpu_only); }), Errc::no_implementation);
-  EXPECT_EQ(error_of([&] { make("cpu,sim:1").parallel_for({100, 10}, saxpy, 1.0f, in(big), inout(big)); }),
+  EXPECT_EQ(error_of([&] {
+              make("cpu,sim:1").parallel_for({100, 10}, saxpy, 1.0f, in(big), inout(big));
+            }),
             Errc::invalid_argument);  // virtual and real time do not mix
 }
 
@@ -94,7 +106,8 @@ TEST(Runtime, OptionsFromEnvironment) {
 // A CPU device that fails at its third launch: the fault a real device cannot be made to show.
 class FailingCpu final : public Device {
  public:
-  explicit FailingCpu(std::unique_ptr<Device> inner) : Device(inner->info()), inner_(std::move(inner)), q_(*this) {
+  explicit FailingCpu(std::unique_ptr<Device> inner)
+      : Device(inner->info()), inner_(std::move(inner)), q_(*this) {
     info_.name = "failing";
   }
   DeviceMemory allocate(std::size_t b) override { return inner_->allocate(b); }
@@ -104,9 +117,14 @@ class FailingCpu final : public Device {
  private:
   struct Q final : Queue {
     explicit Q(FailingCpu& d) : d(d) {}
-    void write(DeviceMemory m, std::size_t o, const void* h, std::size_t b) override { in().write(m, o, h, b); }
-    void read(void* h, DeviceMemory m, std::size_t o, std::size_t b) override { in().read(h, m, o, b); }
-    void copy(DeviceMemory a, std::size_t ao, DeviceMemory b, std::size_t bo, std::size_t n) override {
+    void write(DeviceMemory m, std::size_t o, const void* h, std::size_t b) override {
+      in().write(m, o, h, b);
+    }
+    void read(void* h, DeviceMemory m, std::size_t o, std::size_t b) override {
+      in().read(h, m, o, b);
+    }
+    void copy(DeviceMemory a, std::size_t ao, DeviceMemory b, std::size_t bo,
+              std::size_t n) override {
       in().copy(a, ao, b, bo, n);
     }
     void launch(const Kernel& k, Span s, const KernelArgs& a) override {
@@ -134,10 +152,12 @@ TEST(Runtime, WorkOfAFailedDeviceRunsElsewhere) {
   auto x = rt.buffer<float>(n), y = rt.buffer<float>(n);
   for (std::size_t i = 0; i < n; ++i) x.host()[i] = float(i % 13), y.host()[i] = -1.0f;
   // Enough work per chunk that both workers are running before it is over.
-  RunStats s = rt.parallel_for({n, 100}, workloads::fma_kernel(1000), in(x), out(y), 0.5f, 1.0f, 1000);
+  RunStats s =
+      rt.parallel_for({n, 100}, workloads::fma_kernel(1000), in(x), out(y), 0.5f, 1.0f, 1000);
   EXPECT_TRUE(s.devices[1].failed);
   EXPECT_NE(s.devices[1].failure.find("injected fault"), std::string::npos);
   EXPECT_EQ(s.devices[0].items + s.devices[1].items, n);
   auto hy = y.read();
-  for (std::size_t i = 0; i < n; ++i) ASSERT_FLOAT_EQ(hy[i], 2.0f) << i;  // the fixed point of x*0.5+1
+  for (std::size_t i = 0; i < n; ++i)
+    ASSERT_FLOAT_EQ(hy[i], 2.0f) << i;  // the fixed point of x*0.5+1
 }

@@ -11,7 +11,9 @@
 using namespace baton;
 using baton::detail::SimDevice;
 
-static SimDevice& sim_dev(DeviceSet& s, int i) { return dynamic_cast<SimDevice&>(*s.devices[i]); }
+static SimDevice& sim_dev(DeviceSet& s, int i) {
+  return dynamic_cast<SimDevice&>(*s.devices[i]);
+}
 
 TEST(SimDevice, SpeedsAndChangesGiveExactTimes) {
   auto set = open_devices("sim:2,1");

@@ -18,7 +18,8 @@ TEST(TaskGraph, DependenciesFollowDataAccessOrder) {
   rt.submit({n, 256}, fma, in(a), out(b), 2.0f, 1.0f, 1);  // 0: b = 2a+1 = 3
   rt.submit({n, 256}, saxpy, 1.0f, in(a), inout(c));       // 1: independent of 0: c = 1
   rt.submit({n, 256}, saxpy, 1.0f, in(b), inout(c));       // 2: after 0 (reads b), 1 (c): c = 4
-  rt.submit({n, 256}, fma, in(c), out(a), 1.0f, 0.0f, 1);  // 3: after 2 (reads c), WAR on a: 0 and 1
+  rt.submit({n, 256}, fma, in(c), out(a), 1.0f, 0.0f,
+            1);  // 3: after 2 (reads c), WAR on a: 0 and 1
   EXPECT_EQ(rt.dependencies(), (Deps{{}, {}, {0, 1}, {2, 0, 1}}));
   auto stats = rt.wait_all();
   ASSERT_EQ(stats.size(), 4u);

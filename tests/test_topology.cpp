@@ -50,13 +50,16 @@ TEST(Topology, MalformedFilesNameTheBadField) {
       {"{", "not valid JSON"},
       {"{\"links\": []}", "\"nodes\""},
       {"{\"nodes\": [{\"id\": \"a\"}, {\"id\": \"a\"}]}", "nodes[1].id"},
-      {"{\"nodes\": [{\"id\": \"a\"}], \"links\": [{\"a\": \"a\", \"b\": \"z\", \"kind\": \"pcie\", "
+      {"{\"nodes\": [{\"id\": \"a\"}], \"links\": [{\"a\": \"a\", \"b\": \"z\", \"kind\": "
+       "\"pcie\", "
        "\"gbps\": 1, \"latency_us\": 1}]}",
        "unknown node 'z'"},
-      {"{\"nodes\": [{\"id\": \"a\"}, {\"id\": \"b\"}], \"links\": [{\"a\": \"a\", \"b\": \"b\", \"kind\": "
+      {"{\"nodes\": [{\"id\": \"a\"}, {\"id\": \"b\"}], \"links\": [{\"a\": \"a\", \"b\": \"b\", "
+       "\"kind\": "
        "\"warp\", \"gbps\": 1, \"latency_us\": 1}]}",
        "link kind 'warp'"},
-      {"{\"nodes\": [{\"id\": \"a\"}, {\"id\": \"b\"}], \"links\": [{\"a\": \"a\", \"b\": \"b\", \"kind\": "
+      {"{\"nodes\": [{\"id\": \"a\"}, {\"id\": \"b\"}], \"links\": [{\"a\": \"a\", \"b\": \"b\", "
+       "\"kind\": "
        "\"pcie\", \"gbps\": -1, \"latency_us\": 1}]}",
        "gbps > 0"},
   };

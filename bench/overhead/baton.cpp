@@ -20,11 +20,18 @@ void baton_empty_chunks(benchmark::State& state, const char* policy) {
   }
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(tasks));
   // Rate inverted: seconds per (1e9 tasks), i.e. nanoseconds per task.
-  state.counters["ns_per_task"] = benchmark::Counter(double(tasks) * double(state.iterations()) / 1e9,
-                                                     benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_task"] =
+      benchmark::Counter(double(tasks) * double(state.iterations()) / 1e9,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 }  // namespace
 
-BENCHMARK_CAPTURE(baton_empty_chunks, ws, "ws")->Arg(100000)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(baton_empty_chunks, static, "static")->Arg(100000)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(baton_empty_chunks, ws, "ws")
+    ->Arg(100000)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(baton_empty_chunks, static, "static")
+    ->Arg(100000)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);

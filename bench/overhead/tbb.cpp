@@ -18,8 +18,9 @@ void tbb_task_group_empty(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * tasks);
   // Rate inverted: seconds per (1e9 tasks), i.e. nanoseconds per task.
-  state.counters["ns_per_task"] = benchmark::Counter(double(tasks) * double(state.iterations()) / 1e9,
-                                                     benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_task"] =
+      benchmark::Counter(double(tasks) * double(state.iterations()) / 1e9,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 }  // namespace

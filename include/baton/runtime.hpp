@@ -105,7 +105,8 @@ class Runtime {
   void set_standalone_rates(const Kernel& kernel, std::vector<double> rates);
   std::size_t submit_packed(Range range, const Kernel& kernel, std::vector<detail::RunArg> args,
                             const std::string& policy);
-  std::vector<double> calibrate_packed(Range range, const Kernel& kernel, std::vector<detail::RunArg> args);
+  std::vector<double> calibrate_packed(Range range, const Kernel& kernel,
+                                       std::vector<detail::RunArg> args);
   RunStats run(Range range, const Kernel& kernel, std::vector<detail::RunArg> args,
                const std::string& policy);
 

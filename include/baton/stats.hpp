@@ -27,10 +27,10 @@ struct RunStats {
   // The makespan if every device ran flat out the whole time: items over the
   // sum of each device's standalone throughput (sim: its exact capacity).
   double oracle_s = 0;
-  double efficiency = 0;  // oracle_s / makespan_s
-  std::uint64_t reruns = 0;          // spans re-run after a device failed
-  bool managed_memory = false;       // some replica fell back to unified memory
-  bool simulated = false;            // times are on the sim backend's virtual clock
+  double efficiency = 0;        // oracle_s / makespan_s
+  std::uint64_t reruns = 0;     // spans re-run after a device failed
+  bool managed_memory = false;  // some replica fell back to unified memory
+  bool simulated = false;       // times are on the sim backend's virtual clock
   double throughput() const { return makespan_s > 0 ? double(items) / makespan_s : 0; }
 };
 

@@ -30,13 +30,15 @@ struct PathCost {
   double latency_us = 0;
   LinkKind worst = LinkKind::virt;  // slowest kind of link on the path
   int hops = 0;
-  double seconds(double bytes) const { return latency_us * 1e-6 + (gbps > 0 ? bytes / (gbps * 1e9) : 0); }
+  double seconds(double bytes) const {
+    return latency_us * 1e-6 + (gbps > 0 ? bytes / (gbps * 1e9) : 0);
+  }
 };
 
 class Topology {
  public:
-  void add_node(TopoNode node);          // replaces a node of the same id
-  void add_link(TopoLink link);          // replaces a link between the same pair
+  void add_node(TopoNode node);  // replaces a node of the same id
+  void add_link(TopoLink link);  // replaces a link between the same pair
   bool has_node(const std::string& id) const;
   const std::vector<TopoNode>& nodes() const { return nodes_; }
   const std::vector<TopoLink>& links() const { return links_; }

@@ -4,15 +4,24 @@ namespace baton {
 
 std::string_view to_string(Errc code) {
   switch (code) {
-    case Errc::invalid_argument: return "invalid argument";
-    case Errc::bad_device_spec: return "bad device spec";
-    case Errc::bad_topology: return "bad topology";
-    case Errc::backend_unavailable: return "backend unavailable";
-    case Errc::out_of_memory: return "out of memory";
-    case Errc::compile_failed: return "kernel compilation failed";
-    case Errc::no_implementation: return "no kernel implementation";
-    case Errc::device_failed: return "device failed";
-    case Errc::internal: return "internal error";
+    case Errc::invalid_argument:
+      return "invalid argument";
+    case Errc::bad_device_spec:
+      return "bad device spec";
+    case Errc::bad_topology:
+      return "bad topology";
+    case Errc::backend_unavailable:
+      return "backend unavailable";
+    case Errc::out_of_memory:
+      return "out of memory";
+    case Errc::compile_failed:
+      return "kernel compilation failed";
+    case Errc::no_implementation:
+      return "no kernel implementation";
+    case Errc::device_failed:
+      return "device failed";
+    case Errc::internal:
+      return "internal error";
   }
   return "unknown error";
 }

@@ -55,10 +55,14 @@ const NativeFn* Kernel::native_fn(BackendKind b) const {
 bool Kernel::runs_on(BackendKind b) const {
   if (native_fn(b)) return true;
   switch (b) {
-    case BackendKind::cpu: return cpu_fn() != nullptr;
-    case BackendKind::sim: return true;  // the virtual clock needs only the cost
-    case BackendKind::cuda: return cuda_code() != nullptr;
-    case BackendKind::opencl: return opencl_code() != nullptr;
+    case BackendKind::cpu:
+      return cpu_fn() != nullptr;
+    case BackendKind::sim:
+      return true;  // the virtual clock needs only the cost
+    case BackendKind::cuda:
+      return cuda_code() != nullptr;
+    case BackendKind::opencl:
+      return opencl_code() != nullptr;
   }
   return false;
 }

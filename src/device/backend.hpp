@@ -28,8 +28,8 @@ class BackendContext {
 using DeviceList = std::vector<std::unique_ptr<Device>>;
 
 struct Backend {
-  std::string name;       // spec keyword: "cpu", "sim", "cuda", "opencl"
-  std::string spec_help;  // one line per accepted form, for `baton devices --help`
+  std::string name;            // spec keyword: "cpu", "sim", "cuda", "opencl"
+  std::string spec_help;       // one line per accepted form, for `baton devices --help`
   bool in_default_set = true;  // part of the "all detected devices" set
   // args: what followed "name:" in the spec item ("" when there was no colon).
   // Throws Error(bad_device_spec) for bad arguments and

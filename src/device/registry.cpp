@@ -48,12 +48,14 @@ static void append(DeviceSet& set, detail::DeviceList devices) {
 // Under "auto", hardware that two backends offer is driven once: NVIDIA's
 // OpenCL platform exposes the GPUs the cuda backend already has.
 static detail::DeviceList without_duplicates(DeviceSet& set, detail::DeviceList found) {
-  const bool have_cuda = std::any_of(set.devices.begin(), set.devices.end(),
-                                     [](const auto& d) { return d->info().backend == BackendKind::cuda; });
+  const bool have_cuda = std::any_of(set.devices.begin(), set.devices.end(), [](const auto& d) {
+    return d->info().backend == BackendKind::cuda;
+  });
   if (!have_cuda) return found;
   detail::DeviceList kept;
   for (auto& d : found) {
-    if (d->info().backend == BackendKind::opencl && d->info().description.find("NVIDIA") != std::string::npos) {
+    if (d->info().backend == BackendKind::opencl &&
+        d->info().description.find("NVIDIA") != std::string::npos) {
       set.notes.push_back(d->name() + ": left out, the cuda backend drives this GPU");
       continue;
     }
@@ -69,7 +71,8 @@ DeviceSet open_devices(const std::string& spec) {
   detail::BackendContext ctx(set.topology);
   for (const SpecItem& item : items) {
     if (item.backend == "auto") {
-      if (!item.args.empty()) raise(Errc::bad_device_spec, "--devices", "'auto' takes no arguments");
+      if (!item.args.empty())
+        raise(Errc::bad_device_spec, "--devices", "'auto' takes no arguments");
       for (const auto& b : backends()) {
         if (!b.in_default_set) continue;
         try {
@@ -95,7 +98,8 @@ std::string device_spec_help() {
     std::size_t at = 0;
     while (at < b.spec_help.size()) {
       std::size_t nl = b.spec_help.find('\n', at);
-      std::string line = b.spec_help.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
+      std::string line =
+          b.spec_help.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
       at = nl == std::string::npos ? b.spec_help.size() : nl + 1;
       std::size_t text = line.find_first_not_of(' ');
       if (text != std::string::npos) s += (text == 0 ? "  " : "") + line + "\n";

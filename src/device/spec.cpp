@@ -18,10 +18,10 @@ std::vector<SpecItem> parse_device_spec(const std::string& spec) {
   std::size_t pos = 0;
   while (pos <= spec.size()) {
     std::size_t comma = spec.find(',', pos);
-    std::string tok = spec.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    std::string tok =
+        spec.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     pos = comma == std::string::npos ? spec.size() + 1 : comma + 1;
-    if (tok.empty())
-      raise(Errc::bad_device_spec, "--devices", "empty item in '" + spec + "'");
+    if (tok.empty()) raise(Errc::bad_device_spec, "--devices", "empty item in '" + spec + "'");
     if (starts_item(tok)) {
       std::size_t colon = tok.find(':');
       SpecItem item{tok.substr(0, colon), colon == std::string::npos ? "" : tok.substr(colon + 1)};

@@ -36,8 +36,9 @@ DeviceMemory BufferState::replica(Device& dev) {
   return r.memory;
 }
 
-std::uint64_t BufferState::pull(Replica& src, MemoryNode src_node, Replica& dst, MemoryNode dst_node,
-                                Device* dst_dev, Queue* q, Span piece, const EventPtr& src_ready) {
+std::uint64_t BufferState::pull(Replica& src, MemoryNode src_node, Replica& dst,
+                                MemoryNode dst_node, Device* dst_dev, Queue* q, Span piece,
+                                const EventPtr& src_ready) {
   const std::size_t len = piece.size();
   char* host = static_cast<char*>(host_);
   if (dst_node == kHostNode) {  // device -> host, synchronous: the host reads next
@@ -96,7 +97,8 @@ Transfer BufferState::acquire(Device& dev, Queue& q, std::uint64_t b, std::uint6
     for (Span s : copied) dst.valid.assign(s.begin, s.end, done);
   }
   dst.valid.for_each(b, e, [&](Span, const EventPtr& ready) {
-    if (ready && std::find(waits.begin(), waits.end(), ready) == waits.end()) waits.push_back(ready);
+    if (ready && std::find(waits.begin(), waits.end(), ready) == waits.end())
+      waits.push_back(ready);
   });
   return t;
 }
@@ -159,7 +161,8 @@ void BufferState::settle() {
 
 bool BufferState::any_managed() {
   std::lock_guard lock(mu_);
-  return std::any_of(replicas_.begin(), replicas_.end(), [](const Replica& r) { return r.memory.managed; });
+  return std::any_of(replicas_.begin(), replicas_.end(),
+                     [](const Replica& r) { return r.memory.managed; });
 }
 
 std::vector<MemoryNode> BufferState::holders(std::uint64_t b, std::uint64_t e) {

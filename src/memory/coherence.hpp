@@ -16,7 +16,7 @@
 namespace baton::detail {
 
 struct Transfer {
-  std::uint64_t bytes_in = 0;  // copied into the acquiring node
+  std::uint64_t bytes_in = 0;   // copied into the acquiring node
   std::uint64_t bytes_out = 0;  // copied out to host memory
 };
 
@@ -40,7 +40,8 @@ class BufferState {
   void written(Device& dev, std::uint64_t b, std::uint64_t e, EventPtr ready);
   // Copies [b, e) of dev's node back to host memory on `q` (a queue of dev),
   // after `after`, keeping both valid (Shared). Returns the copy's event.
-  EventPtr write_back(Device& dev, Queue& q, std::uint64_t b, std::uint64_t e, const EventPtr& after);
+  EventPtr write_back(Device& dev, Queue& q, std::uint64_t b, std::uint64_t e,
+                      const EventPtr& after);
   // Host access: [b, e) valid in host memory when this returns; for_write
   // invalidates every other replica of it.
   Transfer acquire_host(std::uint64_t b, std::uint64_t e, bool for_write);

@@ -24,14 +24,18 @@ void* buffer_host(BufferState& s, bool for_write) {
   return s.host();
 }
 
-std::size_t buffer_bytes(const BufferState& s) { return s.bytes(); }
+std::size_t buffer_bytes(const BufferState& s) {
+  return s.bytes();
+}
 
 }  // namespace detail
 
 Runtime::Runtime(Options options) : Runtime(open_devices(options.devices), options) {}
 
 Runtime::Runtime(DeviceSet devices, Options options)
-    : options_(std::move(options)), set_(std::move(devices)), graph_(std::make_unique<detail::TaskGraph>()) {
+    : options_(std::move(options)),
+      set_(std::move(devices)),
+      graph_(std::make_unique<detail::TaskGraph>()) {
   if (set_.devices.empty()) raise(Errc::invalid_argument, "runtime", "no devices");
   detail::make_policy(options_.policy);
   if (!options_.topology_file.empty()) {
@@ -67,7 +71,8 @@ static bool all_sim(const std::vector<Device*>& devs) {
 }
 
 // Virtual time at which devices of these capacities finish `work` units together.
-static double sim_oracle(const std::vector<Device*>& devs, const std::vector<double>& weights, double work) {
+static double sim_oracle(const std::vector<Device*>& devs, const std::vector<double>& weights,
+                         double work) {
   auto capacity = [&](double t) {
     double c = 0;
     for (std::size_t i = 0; i < devs.size(); ++i)
@@ -85,11 +90,13 @@ static double sim_oracle(const std::vector<Device*>& devs, const std::vector<dou
 }
 
 static RunStats execute(const std::vector<Device*>& devs, const Topology& topo, Range range,
-                        const Kernel& kernel, std::vector<detail::RunArg> args, const std::string& policy_name,
-                        std::vector<double> weights, bool write_back) {
+                        const Kernel& kernel, std::vector<detail::RunArg> args,
+                        const std::string& policy_name, std::vector<double> weights,
+                        bool write_back) {
   const bool sim = all_sim(devs);
   if (!sim && std::any_of(devs.begin(), devs.end(), [](Device* d) { return sim::is_sim(*d); }))
-    raise(Errc::invalid_argument, "--devices", "sim devices run on virtual time: do not mix them with real ones");
+    raise(Errc::invalid_argument, "--devices",
+          "sim devices run on virtual time: do not mix them with real ones");
   std::vector<std::shared_ptr<detail::BufferState>> buffers;
   for (const auto& a : args)
     if (a.is_buffer) buffers.push_back(a.buffer.state);
@@ -100,7 +107,8 @@ static RunStats execute(const std::vector<Device*>& devs, const Topology& topo, 
   plan.items = range.n;
   const std::uint64_t ndev = devs.size();
   plan.max_chunk = range.chunk ? range.chunk : std::max<std::uint64_t>(1, range.n / (ndev * 16));
-  plan.min_chunk = std::max<std::uint64_t>(1, plan.max_chunk / std::max(1.0, detail::tunable_number("BATON_MIN_CHUNK_DIV")));
+  plan.min_chunk = std::max<std::uint64_t>(
+      1, plan.max_chunk / std::max(1.0, detail::tunable_number("BATON_MIN_CHUNK_DIV")));
   plan.tail_split = detail::tunable_number("BATON_TAIL_SPLIT");
   plan.min_chunk_s = detail::tunable_number("BATON_MIN_CHUNK_US") * 1e-6;
   plan.weights = std::move(weights);
@@ -149,8 +157,10 @@ RunStats Runtime::run(Range range, const Kernel& kernel, std::vector<detail::Run
     for (std::size_t d = 0; d < devs.size(); ++d) {
       if (weights[d] <= 0) continue;
       const DeviceStats& s = stats.devices[d];
-      if (known != rates_.end()) total_rate += known->second[d];
-      else if (s.busy_s > 0) total_rate += double(s.items) / s.busy_s;
+      if (known != rates_.end())
+        total_rate += known->second[d];
+      else if (s.busy_s > 0)
+        total_rate += double(s.items) / s.busy_s;
     }
     stats.oracle_s = total_rate > 0 ? double(range.n) / total_rate : 0;
   }
@@ -158,8 +168,8 @@ RunStats Runtime::run(Range range, const Kernel& kernel, std::vector<detail::Run
   return stats;
 }
 
-std::size_t Runtime::submit_packed(Range range, const Kernel& kernel, std::vector<detail::RunArg> args,
-                                   const std::string& policy) {
+std::size_t Runtime::submit_packed(Range range, const Kernel& kernel,
+                                   std::vector<detail::RunArg> args, const std::string& policy) {
   detail::make_policy(policy);
   if (range.n == 0) raise(Errc::invalid_argument, kernel.name(), "the range is empty");
   return graph_->add(range, kernel, std::move(args), policy);
@@ -183,7 +193,8 @@ std::vector<RunStats> Runtime::wait_all() {
   return stats;
 }
 
-std::vector<double> Runtime::calibrate_packed(Range range, const Kernel& kernel, std::vector<detail::RunArg> args) {
+std::vector<double> Runtime::calibrate_packed(Range range, const Kernel& kernel,
+                                              std::vector<detail::RunArg> args) {
   if (range.n == 0) raise(Errc::invalid_argument, kernel.name(), "the range is empty");
   std::vector<double> rates(set_.devices.size(), 0.0);
   for (std::size_t d = 0; d < set_.devices.size(); ++d) {
@@ -196,7 +207,8 @@ std::vector<double> Runtime::calibrate_packed(Range range, const Kernel& kernel,
     // fault storm) must not skew the split or the oracle.
     std::array<double, 3> t{};
     for (double& x : t)
-      x = execute({dev}, set_.topology, range, kernel, args, "static", {1.0}, options_.write_back).makespan_s;
+      x = execute({dev}, set_.topology, range, kernel, args, "static", {1.0}, options_.write_back)
+              .makespan_s;
     std::sort(t.begin(), t.end());
     rates[d] = t[1] > 0 ? double(range.n) / t[1] : 0;
   }

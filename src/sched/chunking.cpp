@@ -20,7 +20,8 @@ void effective_rates(const std::vector<double>& weights, const std::vector<RateT
   double ratio_sum = 0;
   int known = 0;
   for (std::size_t i = 0; i < weights.size(); ++i)
-    if (weights[i] > 0 && measured[i].rate() > 0) ratio_sum += measured[i].rate() / weights[i], ++known;
+    if (weights[i] > 0 && measured[i].rate() > 0)
+      ratio_sum += measured[i].rate() / weights[i], ++known;
   out.assign(weights.size(), 0.0);
   for (std::size_t i = 0; i < weights.size(); ++i) {
     if (weights[i] <= 0) continue;
@@ -29,8 +30,8 @@ void effective_rates(const std::vector<double>& weights, const std::vector<RateT
   }
 }
 
-ChunkBounds device_bounds(std::uint64_t min_chunk, std::uint64_t max_chunk, double share, int devices,
-                          double measured_rate, double floor_s) {
+ChunkBounds device_bounds(std::uint64_t min_chunk, std::uint64_t max_chunk, double share,
+                          int devices, double measured_rate, double floor_s) {
   const double scale = share * double(std::max(1, devices));
   const auto hi = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(double(max_chunk) * scale));
   const double lo = std::max(double(min_chunk) * scale, measured_rate * floor_s);

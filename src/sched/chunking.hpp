@@ -38,8 +38,8 @@ struct ChunkBounds {
 // fast and a slow device (and the last ones end together); the lower bound is
 // raised to `floor_s` worth of its measured rate (0: not measured yet) so
 // per-chunk costs stay small on fast devices, but never above the upper one.
-ChunkBounds device_bounds(std::uint64_t min_chunk, std::uint64_t max_chunk, double share, int devices,
-                          double measured_rate, double floor_s);
+ChunkBounds device_bounds(std::uint64_t min_chunk, std::uint64_t max_chunk, double share,
+                          int devices, double measured_rate, double floor_s);
 
 // The next chunk for a device whose share of the total rate is `share`, with
 // `unstarted` items not yet handed out anywhere.

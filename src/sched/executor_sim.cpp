@@ -18,7 +18,8 @@ RunStats run_on_sim(const Execution& ex) {
   std::vector<VirtualClock*> clocks(n);
   for (int d = 0; d < n; ++d) {
     clocks[d] = dynamic_cast<VirtualClock*>(ex.devices[d]);
-    if (!clocks[d]) raise(Errc::invalid_argument, ex.devices[d]->name(), "sim runs need sim devices only");
+    if (!clocks[d])
+      raise(Errc::invalid_argument, ex.devices[d]->name(), "sim runs need sim devices only");
     clocks[d]->set_now(0);
   }
   const double steal_s = tunable_number("BATON_SIM_STEAL_US") * 1e-6;
@@ -71,7 +72,8 @@ RunStats run_on_sim(const Execution& ex) {
     }
     events.push({clocks[d]->now(), d});
   }
-  if (done < ex.plan.items) raise(Errc::device_failed, "scheduler", "every device failed; the run is incomplete");
+  if (done < ex.plan.items)
+    raise(Errc::device_failed, "scheduler", "every device failed; the run is incomplete");
   stats.items = ex.plan.items;
   stats.makespan_s = *std::max_element(last.begin(), last.end());
   return stats;

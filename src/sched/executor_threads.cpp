@@ -62,7 +62,8 @@ void worker(Shared& sh, int d, DeviceStats& st, double& last_done) {
       // Chunks in flight are committed to this device and cannot be stolen:
       // when chunks are long, one queued behind the running one hides the
       // launch gap, and more would only lengthen the tail.
-      const std::size_t room = last_chunk_s > sh.long_chunk_s ? std::min<std::size_t>(depth, 2) : depth;
+      const std::size_t room =
+          last_chunk_s > sh.long_chunk_s ? std::min<std::size_t>(depth, 2) : depth;
       while (flight.size() < room) {
         auto take = policy.next(d);
         if (!take) break;

@@ -60,7 +60,8 @@ std::vector<Span> proportional_shares(std::uint64_t items, const std::vector<dou
   for (std::size_t i = 0; i <= last; ++i) {
     acc += std::max(0.0, weights[i]);  // a weight of 0 adds nothing: an empty share
     std::uint64_t end =
-        i == last ? items : std::min<std::uint64_t>(items, std::llround(double(items) * (acc / total)));
+        i == last ? items
+                  : std::min<std::uint64_t>(items, std::llround(double(items) * (acc / total)));
     out[i] = {begin, std::max(begin, end)};
     begin = out[i].end;
   }

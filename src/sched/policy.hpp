@@ -20,14 +20,14 @@ namespace baton::detail {
 
 struct Plan {
   std::uint64_t items = 0;
-  std::uint64_t max_chunk = 0;      // largest span for a device of average speed (ws scales it)
-  std::uint64_t min_chunk = 1;      // smallest (ws shrinks toward it at the end)
-  double min_chunk_s = 0;           // ws: no chunk shorter than this on a measured device
-  std::vector<double> weights;      // per device, relative capability; 0: cannot run the kernel
+  std::uint64_t max_chunk = 0;  // largest span for a device of average speed (ws scales it)
+  std::uint64_t min_chunk = 1;  // smallest (ws shrinks toward it at the end)
+  double min_chunk_s = 0;       // ws: no chunk shorter than this on a measured device
+  std::vector<double> weights;  // per device, relative capability; 0: cannot run the kernel
   // Transfer cost between device i and j (data resident on j moved to i); for ws-topo.
   std::vector<std::vector<PathCost>> paths;
-  double bytes_per_item = 0;        // data a span carries per item, for ws-topo
-  double tail_split = 4;            // ws: chunk = fair share of what is left / tail_split
+  double bytes_per_item = 0;  // data a span carries per item, for ws-topo
+  double tail_split = 4;      // ws: chunk = fair share of what is left / tail_split
 };
 
 struct Take {

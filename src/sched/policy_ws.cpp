@@ -31,7 +31,8 @@ class WorkStealing final : public Policy {
     devs_ = std::vector<PerDevice>(n);
     rates_ = std::vector<RateTracker>(n);
     units_ = (plan.items + quantum_ - 1) / quantum_;
-    active_ = static_cast<int>(std::count_if(plan.weights.begin(), plan.weights.end(), [](double w) { return w > 0; }));
+    active_ = static_cast<int>(
+        std::count_if(plan.weights.begin(), plan.weights.end(), [](double w) { return w > 0; }));
     std::vector<Span> shares = proportional_shares(units_, plan.weights);
     for (std::size_t d = 0; d < n; ++d) {
       devs_[d].sticky = static_cast<int>((d + 1) % n);
@@ -66,7 +67,7 @@ class WorkStealing final : public Policy {
     int sticky = 0;                       // ws: the victim to try first
     std::vector<int> order;               // ws-topo: victims, nearest first
     std::uint64_t rng = 0x9e3779b97f4a7c15ull;
-    std::vector<double> rates;            // scratch for effective_rates, owner only
+    std::vector<double> rates;  // scratch for effective_rates, owner only
     // Items this device has started; written by its owner only, so a plain
     // store suffices and no cache line is fought over per chunk.
     alignas(64) std::atomic<std::uint64_t> started{0};
@@ -108,8 +109,8 @@ class WorkStealing final : public Policy {
     effective_rates(plan_.weights, rates_, r);
     double total = std::accumulate(r.begin(), r.end(), 0.0);
     double share = total > 0 ? r[dev] / total : 1.0;
-    ChunkBounds b = device_bounds(plan_.min_chunk, plan_.max_chunk, share, active_, rates_[dev].rate(),
-                                  plan_.min_chunk_s);
+    ChunkBounds b = device_bounds(plan_.min_chunk, plan_.max_chunk, share, active_,
+                                  rates_[dev].rate(), plan_.min_chunk_s);
     std::uint64_t c = guided_chunk(unstarted(), share, plan_.tail_split, b.lo, b.hi);
     return (c + quantum_ - 1) / quantum_;  // in units
   }
@@ -163,7 +164,8 @@ class WorkStealing final : public Policy {
   // Stealing about half of v's queue pays when the thief, data transfer
   // included, finishes it before v would reach it.
   bool pays(int thief, int v) {
-    const double queued = double(devs_[v].queued.load(std::memory_order_relaxed)) * double(quantum_);
+    const double queued =
+        double(devs_[v].queued.load(std::memory_order_relaxed)) * double(quantum_);
     std::vector<double>& r = devs_[thief].rates;
     effective_rates(plan_.weights, rates_, r);
     if (!(r[thief] > 0) || !(r[v] > 0)) return true;

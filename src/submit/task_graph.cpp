@@ -4,11 +4,13 @@
 
 namespace baton::detail {
 
-std::size_t TaskGraph::add(Range range, const Kernel& kernel, std::vector<RunArg> args, std::string policy) {
+std::size_t TaskGraph::add(Range range, const Kernel& kernel, std::vector<RunArg> args,
+                           std::string policy) {
   const std::size_t id = tasks_.size();
   std::vector<std::size_t> deps;
   auto depend = [&](long t) {
-    if (t >= 0 && std::find(deps.begin(), deps.end(), std::size_t(t)) == deps.end()) deps.push_back(std::size_t(t));
+    if (t >= 0 && std::find(deps.begin(), deps.end(), std::size_t(t)) == deps.end())
+      deps.push_back(std::size_t(t));
   };
   for (const RunArg& a : args) {
     if (!a.is_buffer) continue;

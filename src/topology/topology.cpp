@@ -37,10 +37,14 @@ std::optional<TopoLink> Topology::link(const std::string& a, const std::string& 
 
 static int rank(LinkKind k) {  // larger is slower
   switch (k) {
-    case LinkKind::virt: return 0;
-    case LinkKind::nvlink: return 1;
-    case LinkKind::pcie: return 2;
-    case LinkKind::sys: return 3;
+    case LinkKind::virt:
+      return 0;
+    case LinkKind::nvlink:
+      return 1;
+    case LinkKind::pcie:
+      return 2;
+    case LinkKind::sys:
+      return 3;
   }
   return 3;
 }

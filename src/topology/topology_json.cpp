@@ -1,5 +1,6 @@
 // Topology files: {"nodes": [{"id": "gpu0", "kind": "gpu"}],
-//                  "links": [{"a": "gpu0", "b": "gpu1", "kind": "nvlink", "gbps": 450, "latency_us": 2}]}
+//                  "links": [{"a": "gpu0", "b": "gpu1", "kind": "nvlink", "gbps": 450,
+//                  "latency_us": 2}]}
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -18,8 +19,11 @@ std::string Topology::to_json() const {
   for (const auto& n : nodes_) j["nodes"].push_back({{"id", n.id}, {"kind", n.kind}});
   j["links"] = nlohmann::json::array();
   for (const auto& l : links_)
-    j["links"].push_back({{"a", l.a}, {"b", l.b}, {"kind", std::string(to_string(l.kind))},
-                          {"gbps", l.gbps}, {"latency_us", l.latency_us}});
+    j["links"].push_back({{"a", l.a},
+                          {"b", l.b},
+                          {"kind", std::string(to_string(l.kind))},
+                          {"gbps", l.gbps},
+                          {"latency_us", l.latency_us}});
   return j.dump(2);
 }
 
@@ -38,11 +42,13 @@ Topology Topology::from_json(const std::string& text, const std::string& origin)
   for (std::size_t i = 0; i < j["nodes"].size(); ++i) {
     const auto& n = j["nodes"][i];
     const std::string ctx = "nodes[" + std::to_string(i) + "]";
-    if (!n.is_object() || !n.contains("id") || !n["id"].is_string() || n["id"].get<std::string>().empty())
+    if (!n.is_object() || !n.contains("id") || !n["id"].is_string() ||
+        n["id"].get<std::string>().empty())
       bad(ctx + " needs a non-empty string id");
     std::string id = n["id"].get<std::string>();
     if (!ids.insert(id).second) bad(ctx + ".id '" + id + "' is used twice");
-    std::string kind = n.contains("kind") && n["kind"].is_string() ? n["kind"].get<std::string>() : "";
+    std::string kind =
+        n.contains("kind") && n["kind"].is_string() ? n["kind"].get<std::string>() : "";
     t.add_node({id, kind});
   }
   if (j.contains("links")) {

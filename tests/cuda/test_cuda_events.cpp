@@ -56,8 +56,8 @@ TEST(CudaEvents, OrderCopyInComputeAndCopyOutStreams) {
   auto in = random_floats(kN, 21);
   std::vector<float> out(kN, -1);
   DeviceMemory din = dev.allocate(kN * 4), dout = dev.allocate(kN * 4);
-  std::vector<LaunchArg> args{buffer_arg(din, 4), buffer_arg(dout, 4), scalar_arg(kA), scalar_arg(kB),
-                              scalar_arg(kSlowIters)};
+  std::vector<LaunchArg> args{buffer_arg(din, 4), buffer_arg(dout, 4), scalar_arg(kA),
+                              scalar_arg(kB), scalar_arg(kSlowIters)};
   in_q.write(din, 0, in.data(), kN * 4);
   EventPtr written = in_q.record();
   cq.wait(written);
@@ -81,8 +81,8 @@ TEST(CudaEvents, OrderWorkAcrossPartitions) {
   auto in = random_floats(kN, 22);
   DeviceMemory din = slow.allocate(kN * 4), mid = slow.allocate(kN * 4);
   DeviceMemory mine = fast.allocate(kN * 4);
-  std::vector<LaunchArg> args{buffer_arg(din, 4), buffer_arg(mid, 4), scalar_arg(kA), scalar_arg(kB),
-                              scalar_arg(kSlowIters)};
+  std::vector<LaunchArg> args{buffer_arg(din, 4), buffer_arg(mid, 4), scalar_arg(kA),
+                              scalar_arg(kB), scalar_arg(kSlowIters)};
   Queue& sq = slow.queue(QueueRole::compute);
   sq.write(din, 0, in.data(), kN * 4);
   sq.launch(builtin("baton_fma"), Span{0, kN}, KernelArgs(args));
@@ -105,8 +105,8 @@ TEST(CudaEvents, HostThreadsWithoutAContextWaitForCudaEvents) {
   CudaSet set(cuda::driver().has_green_contexts ? "0/16" : "0");
   auto& dev = set[0];
   DeviceMemory din = dev.allocate(kN * 4), dout = dev.allocate(kN * 4);
-  std::vector<LaunchArg> args{buffer_arg(din, 4), buffer_arg(dout, 4), scalar_arg(1.0f), scalar_arg(0.0f),
-                              scalar_arg(kSlowIters * 4)};
+  std::vector<LaunchArg> args{buffer_arg(din, 4), buffer_arg(dout, 4), scalar_arg(1.0f),
+                              scalar_arg(0.0f), scalar_arg(kSlowIters * 4)};
   Queue& q = dev.queue(QueueRole::compute);
   q.launch(builtin("baton_fma"), Span{0, kN}, KernelArgs(args));
   EventPtr done = q.record();

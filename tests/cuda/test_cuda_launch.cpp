@@ -32,8 +32,8 @@ TEST(CudaLaunch, FmaMatchesTheCpuOnRandomInputs) {
     const float a = 0.999f, b = 0.001f * float(seed);
     const int iters = 100;
     Kernel fma = builtin("baton_fma");
-    std::vector<LaunchArg> args{buffer_arg(din, 4), buffer_arg(dout, 4), scalar_arg(a), scalar_arg(b),
-                                scalar_arg(iters)};
+    std::vector<LaunchArg> args{buffer_arg(din, 4), buffer_arg(dout, 4), scalar_arg(a),
+                                scalar_arg(b), scalar_arg(iters)};
     // Two launches over two pieces, the second starting off a block boundary.
     const std::uint64_t cut = 1000;
     f.q.launch(fma, Span{0, cut}, KernelArgs(args));

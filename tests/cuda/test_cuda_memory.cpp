@@ -65,8 +65,8 @@ TEST(CudaMemory, ManagedFallbackWhenTheDeviceIsFullButMemoryIsFree) {
   std::vector<float> out(n);
   Queue& q = dev.queue(QueueRole::compute);
   q.write(first, 0, in.data(), n * 4);
-  std::vector<LaunchArg> args{buffer_arg(first, 4), buffer_arg(second, 4), scalar_arg(2.0f), scalar_arg(1.0f),
-                              scalar_arg(3)};
+  std::vector<LaunchArg> args{buffer_arg(first, 4), buffer_arg(second, 4), scalar_arg(2.0f),
+                              scalar_arg(1.0f), scalar_arg(3)};
   q.launch(builtin("baton_fma"), Span{0, n}, KernelArgs(args));
   q.read(out.data(), second, 0, n * 4);
   q.finish();

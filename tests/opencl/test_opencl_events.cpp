@@ -17,7 +17,6 @@
 namespace baton {
 namespace {
 
-
 // Stands for a CPU device's event: complete once some host thread says so.
 class HostEvent final : public Event {
  public:

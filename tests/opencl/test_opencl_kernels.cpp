@@ -13,7 +13,6 @@
 namespace baton {
 namespace {
 
-
 Kernel balance_kernel(const char* name, const char* entry) {
   return Kernel{name}.opencl(workloads::opencl_kernels_source(), entry);
 }

@@ -15,7 +15,8 @@ TEST(OpenclNoDriver, IsUnavailableWithTheReason) {
     auto devices = opencl_backend().create("", ctx);
     // Only ocl-icd honours OCL_ICD_VENDORS; a vendor's own loader (the NVIDIA
     // driver's, on the GPU host) still finds its platform, so nothing is tested there.
-    GTEST_SKIP() << "the ICD loader ignored OCL_ICD_VENDORS and found " << devices.size() << " device(s)";
+    GTEST_SKIP() << "the ICD loader ignored OCL_ICD_VENDORS and found " << devices.size()
+                 << " device(s)";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), Errc::backend_unavailable);
     EXPECT_EQ(e.where(), "opencl");

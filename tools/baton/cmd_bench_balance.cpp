@@ -14,8 +14,8 @@
 #include "baton/error.hpp"
 #include "baton/runtime.hpp"
 #include "baton/sim.hpp"
-#include "common/tunables.hpp"
 #include "commands.hpp"
+#include "common/tunables.hpp"
 #include "sched/policy.hpp"
 #include "table.hpp"
 #include "workloads/balance_kernels.hpp"
@@ -48,13 +48,16 @@ std::vector<std::string> split(const std::string& s, char sep) {
 std::pair<std::size_t, double> parse_slowdown(const std::string& s, std::size_t devices) {
   auto colon = s.find(':');
   char* end = nullptr;
-  if (colon == std::string::npos) raise(Errc::invalid_argument, "--slowdown", "expected DEV:FACTOR, e.g. 0:4");
+  if (colon == std::string::npos)
+    raise(Errc::invalid_argument, "--slowdown", "expected DEV:FACTOR, e.g. 0:4");
   unsigned long dev = std::strtoul(s.c_str(), &end, 10);
   if (end != s.c_str() + colon || dev >= devices)
-    raise(Errc::invalid_argument, "--slowdown", "'" + s.substr(0, colon) + "' is not a device index below " + std::to_string(devices));
+    raise(Errc::invalid_argument, "--slowdown",
+          "'" + s.substr(0, colon) + "' is not a device index below " + std::to_string(devices));
   double f = std::strtod(s.c_str() + colon + 1, &end);
   if (*end || !(f >= 1))
-    raise(Errc::invalid_argument, "--slowdown", "factor '" + s.substr(colon + 1) + "' must be a number >= 1");
+    raise(Errc::invalid_argument, "--slowdown",
+          "factor '" + s.substr(colon + 1) + "' must be a number >= 1");
   return {dev, f};
 }
 
@@ -65,7 +68,8 @@ float reference(float x, float a, float b, int iters) {
 
 void run_balance(const BalanceArgs& args) {
   if (args.items == 0 || args.iters < 1 || args.repeat < 1)
-    raise(Errc::invalid_argument, "bench balance", "--items, --iters and --repeat must be at least 1");
+    raise(Errc::invalid_argument, "bench balance",
+          "--items, --iters and --repeat must be at least 1");
   std::vector<std::string> policy_names = split(args.policies, ',');
   for (const auto& p : policy_names) detail::make_policy(p);  // fail early on a bad name
   Options opt;
@@ -73,7 +77,8 @@ void run_balance(const BalanceArgs& args) {
   opt.topology_file = detail::tunable("BATON_TOPO_FILE");
   Runtime rt(opt);
   const auto& devs = rt.devices();
-  const bool sim = std::all_of(devs.begin(), devs.end(), [](const auto& d) { return sim::is_sim(*d); });
+  const bool sim =
+      std::all_of(devs.begin(), devs.end(), [](const auto& d) { return sim::is_sim(*d); });
   // Sim devices only need the cost; real ones compute and are checked.
   Kernel k = workloads::fma_kernel(args.iters, !sim);
   const float a = 0.999f, b = 0.001f;
@@ -102,13 +107,15 @@ void run_balance(const BalanceArgs& args) {
   std::vector<float> expect;
   if (!sim) {
     auto src = input.read();
-    for (std::size_t i = 0; i < args.items; i += stride) expect.push_back(reference(src[i], a, b, args.iters));
+    for (std::size_t i = 0; i < args.items; i += stride)
+      expect.push_back(reference(src[i], a, b, args.iters));
   }
 
   nlohmann::json j;
   j["devices"] = nlohmann::json::array();
   for (std::size_t d = 0; d < devs.size(); ++d)
-    j["devices"].push_back({{"name", devs[d]->name()}, {"description", devs[d]->info().description},
+    j["devices"].push_back({{"name", devs[d]->name()},
+                            {"description", devs[d]->info().description},
                             {"standalone_items_per_s", alone[d]}});
   j["items"] = args.items;
   j["iters"] = args.iters;
@@ -118,26 +125,31 @@ void run_balance(const BalanceArgs& args) {
   for (std::size_t p = 0; p < policy_names.size(); ++p) {
     std::vector<RunStats> reps;
     for (int r = 0; r < args.repeat; ++r) {
-      progress("[" + std::to_string(p + 1) + "/" + std::to_string(policy_names.size()) + "] " + policy_names[p] +
-               " run " + std::to_string(r + 1) + "/" + std::to_string(args.repeat));
+      progress("[" + std::to_string(p + 1) + "/" + std::to_string(policy_names.size()) + "] " +
+               policy_names[p] + " run " + std::to_string(r + 1) + "/" +
+               std::to_string(args.repeat));
       if (!sim) {
         auto o = output.host();
         std::fill(o.begin(), o.end(), std::nanf(""));
       }
-      reps.push_back(rt.parallel_for(range, k, in(input), out(output), a, b, args.iters, Policy::by_name(policy_names[p])));
+      reps.push_back(rt.parallel_for(range, k, in(input), out(output), a, b, args.iters,
+                                     Policy::by_name(policy_names[p])));
       if (!sim) {
         auto got = output.read();
         for (std::size_t i = 0; i < args.items; ++i) {
           const bool sampled = i % stride == 0;
           const float want = sampled ? expect[i / stride] : 0.0f;
-          if (std::isnan(got[i]) || (sampled && !(std::fabs(got[i] - want) <= 1e-4f * (1 + std::fabs(want)))))
+          if (std::isnan(got[i]) ||
+              (sampled && !(std::fabs(got[i] - want) <= 1e-4f * (1 + std::fabs(want)))))
             raise(Errc::internal, policy_names[p],
                   "wrong result at item " + std::to_string(i) + ": " + std::to_string(got[i]) +
-                      (sampled ? " instead of " + std::to_string(want) : std::string(" (never written)")));
+                      (sampled ? " instead of " + std::to_string(want)
+                               : std::string(" (never written)")));
         }
       }
     }
-    std::sort(reps.begin(), reps.end(), [](const auto& x, const auto& y) { return x.makespan_s < y.makespan_s; });
+    std::sort(reps.begin(), reps.end(),
+              [](const auto& x, const auto& y) { return x.makespan_s < y.makespan_s; });
     results.push_back(reps[reps.size() / 2]);  // the median run
   }
   progress_done();
@@ -145,24 +157,36 @@ void run_balance(const BalanceArgs& args) {
   const RunStats* base = nullptr;
   for (const auto& r : results)
     if (r.policy == "static") base = &r;
-  Table t({"policy", "makespan", "items/s", "vs oracle", "vs static", "share % (steals) per device"});
+  Table t(
+      {"policy", "makespan", "items/s", "vs oracle", "vs static", "share % (steals) per device"});
   for (const auto& r : results) {
     std::string shares;
     nlohmann::json per = nlohmann::json::array();
     for (const auto& d : r.devices) {
-      shares += d.name + " " + fixed(100.0 * double(d.items) / double(r.items), 1) + " (" + std::to_string(d.steals) + ")" +
-                (d.failed ? " FAILED" : "") + "  ";
-      per.push_back({{"name", d.name}, {"items", d.items}, {"chunks", d.chunks}, {"steals", d.steals},
-                     {"busy_s", d.busy_s}, {"bytes_in", d.bytes_in}, {"bytes_out", d.bytes_out},
+      shares += d.name + " " + fixed(100.0 * double(d.items) / double(r.items), 1) + " (" +
+                std::to_string(d.steals) + ")" + (d.failed ? " FAILED" : "") + "  ";
+      per.push_back({{"name", d.name},
+                     {"items", d.items},
+                     {"chunks", d.chunks},
+                     {"steals", d.steals},
+                     {"busy_s", d.busy_s},
+                     {"bytes_in", d.bytes_in},
+                     {"bytes_out", d.bytes_out},
                      {"failed", d.failed}});
     }
     double speedup = base && r.makespan_s > 0 ? base->makespan_s / r.makespan_s : 0;
     t.add({r.policy, seconds(r.makespan_s), si(r.throughput()), fixed(100 * r.efficiency, 1) + " %",
            base ? fixed(speedup, 2) + "x" : "-", shares});
-    j["runs"].push_back({{"policy", r.policy}, {"makespan_s", r.makespan_s}, {"oracle_s", r.oracle_s},
-                         {"efficiency", r.efficiency}, {"items_per_s", r.throughput()},
-                         {"speedup_vs_static", speedup}, {"simulated", r.simulated},
-                         {"managed_memory", r.managed_memory}, {"reruns", r.reruns}, {"devices", per}});
+    j["runs"].push_back({{"policy", r.policy},
+                         {"makespan_s", r.makespan_s},
+                         {"oracle_s", r.oracle_s},
+                         {"efficiency", r.efficiency},
+                         {"items_per_s", r.throughput()},
+                         {"speedup_vs_static", speedup},
+                         {"simulated", r.simulated},
+                         {"managed_memory", r.managed_memory},
+                         {"reruns", r.reruns},
+                         {"devices", per}});
   }
   if (!args.json_out.empty()) {
     std::ofstream f(args.json_out);
@@ -173,10 +197,11 @@ void run_balance(const BalanceArgs& args) {
     std::printf("%s\n", j.dump(2).c_str());
     return;
   }
-  std::printf("bench balance: %llu items x %d fma steps on %zu device(s)%s%s\n",
-              static_cast<unsigned long long>(args.items), args.iters, devs.size(),
-              sim ? " (sim: virtual time)" : ", results checked",
-              args.slowdown.empty() ? "" : (", slowdown " + args.slowdown + " at half-time").c_str());
+  std::printf(
+      "bench balance: %llu items x %d fma steps on %zu device(s)%s%s\n",
+      static_cast<unsigned long long>(args.items), args.iters, devs.size(),
+      sim ? " (sim: virtual time)" : ", results checked",
+      args.slowdown.empty() ? "" : (", slowdown " + args.slowdown + " at half-time").c_str());
   for (std::size_t d = 0; d < devs.size(); ++d)
     std::printf("  %-10s alone: %s items/s  (%s)\n", devs[d]->name().c_str(), si(alone[d]).c_str(),
                 devs[d]->info().description.c_str());
@@ -184,9 +209,11 @@ void run_balance(const BalanceArgs& args) {
   std::fputs(t.str().c_str(), stdout);
   for (const auto& r : results) {
     if (r.managed_memory)
-      std::printf("note: %s: device memory ran out; some replicas used unified memory\n", r.policy.c_str());
-    if (r.reruns) std::printf("note: %s: %llu span(s) re-run after a device failed\n", r.policy.c_str(),
-                              static_cast<unsigned long long>(r.reruns));
+      std::printf("note: %s: device memory ran out; some replicas used unified memory\n",
+                  r.policy.c_str());
+    if (r.reruns)
+      std::printf("note: %s: %llu span(s) re-run after a device failed\n", r.policy.c_str(),
+                  static_cast<unsigned long long>(r.reruns));
   }
 }
 
@@ -195,17 +222,23 @@ void run_balance(const BalanceArgs& args) {
 void add_bench_command(CLI::App& app) {
   auto* bench = app.add_subcommand("bench", "Benchmarks");
   bench->require_subcommand(1);
-  auto* cmd = bench->add_subcommand("balance", "Balance one compute-bound kernel over the devices under each policy");
+  auto* cmd = bench->add_subcommand(
+      "balance", "Balance one compute-bound kernel over the devices under each policy");
   std::string policy_help = "policies to compare, comma-separated:";
   for (const auto& p : detail::policies()) policy_help += "\n  " + p.name + ": " + p.description;
   auto args = std::make_shared<BalanceArgs>();
-  cmd->add_option("-d,--devices", args->devices, "device spec (see baton devices --help)")->capture_default_str();
+  cmd->add_option("-d,--devices", args->devices, "device spec (see baton devices --help)")
+      ->capture_default_str();
   cmd->add_option("-p,--policies", args->policies, policy_help)->capture_default_str();
   cmd->add_option("-n,--items", args->items, "work items")->capture_default_str();
-  cmd->add_option("-c,--chunk", args->chunk, "largest chunk in items (0: chosen from the range)")->capture_default_str();
-  cmd->add_option("-i,--iters", args->iters, "fma steps per item (compute per item)")->capture_default_str();
-  cmd->add_option("-r,--repeat", args->repeat, "runs per policy; the median is reported")->capture_default_str();
-  cmd->add_option("--slowdown", args->slowdown, "sim only: DEV:FACTOR slows device DEV by FACTOR at half-time");
+  cmd->add_option("-c,--chunk", args->chunk, "largest chunk in items (0: chosen from the range)")
+      ->capture_default_str();
+  cmd->add_option("-i,--iters", args->iters, "fma steps per item (compute per item)")
+      ->capture_default_str();
+  cmd->add_option("-r,--repeat", args->repeat, "runs per policy; the median is reported")
+      ->capture_default_str();
+  cmd->add_option("--slowdown", args->slowdown,
+                  "sim only: DEV:FACTOR slows device DEV by FACTOR at half-time");
   cmd->add_flag("--json", args->json, "print the results as JSON instead of a table");
   cmd->add_option("--json-out", args->json_out, "also write the results as JSON to this file");
   cmd->callback([args] { run_balance(*args); });

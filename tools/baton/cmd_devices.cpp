@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "baton/devices.hpp"
-#include "common/tunables.hpp"
 #include "commands.hpp"
+#include "common/tunables.hpp"
 #include "table.hpp"
 
 namespace baton::cli {
@@ -18,7 +18,8 @@ static void print_config() {
 }
 
 void add_devices_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("devices", "List the devices a spec opens (default: all detected)");
+  auto* cmd =
+      app.add_subcommand("devices", "List the devices a spec opens (default: all detected)");
   cmd->footer("Device specs (--devices or BATON_DEVICES):\n" + device_spec_help());
   auto spec = std::make_shared<std::string>(detail::tunable("BATON_DEVICES"));
   auto json = std::make_shared<bool>(false);
@@ -40,10 +41,14 @@ void add_devices_command(CLI::App& app) {
       j["devices"] = nlohmann::json::array();
       for (const auto& d : set.devices) {
         const DeviceInfo& i = d->info();
-        j["devices"].push_back({{"name", i.name}, {"backend", std::string(to_string(i.backend))},
-                                {"description", i.description}, {"compute_units", i.compute_units},
-                                {"peak_gflops", i.peak_gflops}, {"memory_bytes", i.memory_bytes},
-                                {"memory_node", i.memory_node}, {"topology_id", i.topology_id}});
+        j["devices"].push_back({{"name", i.name},
+                                {"backend", std::string(to_string(i.backend))},
+                                {"description", i.description},
+                                {"compute_units", i.compute_units},
+                                {"peak_gflops", i.peak_gflops},
+                                {"memory_bytes", i.memory_bytes},
+                                {"memory_node", i.memory_node},
+                                {"topology_id", i.topology_id}});
       }
       j["notes"] = set.notes;
       std::printf("%s\n", j.dump(2).c_str());

@@ -18,9 +18,9 @@ class Table {
 };
 
 std::string fixed(double v, int decimals);
-std::string bytes(std::uint64_t b);      // "1.5 GiB"
-std::string si(double v);                // "1.25 G"
-std::string seconds(double s);           // "12.3 ms"
+std::string bytes(std::uint64_t b);  // "1.5 GiB"
+std::string si(double v);            // "1.25 G"
+std::string seconds(double s);       // "12.3 ms"
 
 // A progress line on stderr, rewritten in place, only when stderr is a terminal.
 void progress(const std::string& line);

@@ -31,7 +31,8 @@ class CpuDevice::CpuQueue final : public Queue {
       return;
     }
     const CpuFn* fn = k.cpu_fn();
-    if (!fn) raise(Errc::no_implementation, dev_.name(), "kernel '" + k.name() + "' has no cpu code");
+    if (!fn)
+      raise(Errc::no_implementation, dev_.name(), "kernel '" + k.name() + "' has no cpu code");
     dev_.group_.run(span, [&](Span piece) { (*fn)(piece, args); });
   }
   // Commands are complete when enqueued: one event of this queue's own serves
@@ -48,11 +49,17 @@ class CpuDevice::CpuQueue final : public Queue {
 CpuDevice::CpuDevice(DeviceInfo info, int threads)
     : Device(std::move(info)), group_(threads), queue_(std::make_unique<CpuQueue>(*this)) {}
 
-DeviceMemory CpuDevice::allocate(std::size_t bytes) { return allocate_host(name(), bytes); }
+DeviceMemory CpuDevice::allocate(std::size_t bytes) {
+  return allocate_host(name(), bytes);
+}
 
-void CpuDevice::release(DeviceMemory memory) { release_host(memory); }
+void CpuDevice::release(DeviceMemory memory) {
+  release_host(memory);
+}
 
-Queue& CpuDevice::queue(QueueRole) { return *queue_; }
+Queue& CpuDevice::queue(QueueRole) {
+  return *queue_;
+}
 
 bool CpuDevice::copy_from_peer(Queue& q, DeviceMemory dst, std::size_t doff, Device& peer,
                                DeviceMemory src, std::size_t soff, std::size_t bytes) {

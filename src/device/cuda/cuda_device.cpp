@@ -2,7 +2,6 @@
 
 #include "common/tunables.hpp"
 
-
 namespace baton::cuda {
 
 CudaDevice::CudaDevice(DeviceInfo info, std::shared_ptr<Context> ctx)

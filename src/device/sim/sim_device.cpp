@@ -32,7 +32,8 @@ class SimDevice::SimQueue final : public Queue {
   void launch(const Kernel& k, Span span, const KernelArgs& args) override {
     double start = dev_.now_;
     if (dev_.failed_at(start))
-      raise(Errc::device_failed, dev_.name(), "simulated failure at t=" + std::to_string(start) + " s");
+      raise(Errc::device_failed, dev_.name(),
+            "simulated failure at t=" + std::to_string(start) + " s");
     if (const CpuFn* fn = k.cpu_fn()) (*fn)(span, args);
     dev_.now_ = dev_.finish_time(start + dev_.launch_s(), k.cost_of(span));
   }
@@ -57,11 +58,17 @@ SimDevice::SimDevice(DeviceInfo info, SimDeviceSpec spec, double launch_us, Path
             [](const auto& a, const auto& b) { return a.at_s < b.at_s; });
 }
 
-DeviceMemory SimDevice::allocate(std::size_t bytes) { return allocate_host(name(), bytes); }
+DeviceMemory SimDevice::allocate(std::size_t bytes) {
+  return allocate_host(name(), bytes);
+}
 
-void SimDevice::release(DeviceMemory memory) { release_host(memory); }
+void SimDevice::release(DeviceMemory memory) {
+  release_host(memory);
+}
 
-Queue& SimDevice::queue(QueueRole) { return *queue_; }
+Queue& SimDevice::queue(QueueRole) {
+  return *queue_;
+}
 
 bool SimDevice::copy_from_peer(Queue& q, DeviceMemory dst, std::size_t doff, Device& peer,
                                DeviceMemory src, std::size_t soff, std::size_t bytes) {
@@ -167,11 +174,15 @@ static detail::SimDevice& as_sim(Device& d) {
   return *s;
 }
 
-bool is_sim(const Device& device) { return dynamic_cast<const detail::SimDevice*>(&device); }
+bool is_sim(const Device& device) {
+  return dynamic_cast<const detail::SimDevice*>(&device);
+}
 void change_speed(Device& device, double at_s, double speed) {
   as_sim(device).change_speed(at_s, speed);
 }
-void fail_at(Device& device, double at_s) { as_sim(device).fail_at(at_s); }
+void fail_at(Device& device, double at_s) {
+  as_sim(device).fail_at(at_s);
+}
 double capacity(const Device& device, double t0, double t1) {
   return as_sim(const_cast<Device&>(device)).capacity(t0, t1);
 }

@@ -82,7 +82,8 @@ SimMachine sim_machine_from_json(const std::string& text, const std::string& ori
     const std::string ctx = "devices[" + std::to_string(i) + "]";
     if (!o.is_object()) bad(ctx + " must be an object");
     SimDeviceSpec d;
-    d.id = o.contains("id") && o["id"].is_string() ? o["id"].get<std::string>() : "sim" + std::to_string(i);
+    d.id = o.contains("id") && o["id"].is_string() ? o["id"].get<std::string>()
+                                                   : "sim" + std::to_string(i);
     if (d.id.empty() || d.id == "host" || !ids.insert(d.id).second)
       bad(ctx + ".id '" + d.id + "' is empty, 'host' or used twice");
     if (!o.contains("speed")) bad(ctx + " needs a speed");
@@ -92,7 +93,8 @@ SimMachine sim_machine_from_json(const std::string& text, const std::string& ori
     if (o.contains("changes")) {
       if (!o["changes"].is_array()) bad(ctx + ".changes must be an array");
       for (const auto& c : o["changes"]) {
-        SimSpeedChange ch{number(c, "at_s", -1, ctx + ".changes"), number(c, "speed", 0, ctx + ".changes")};
+        SimSpeedChange ch{number(c, "at_s", -1, ctx + ".changes"),
+                          number(c, "speed", 0, ctx + ".changes")};
         if (ch.at_s < 0 || !(ch.speed > 0)) bad(ctx + ".changes need at_s >= 0 and speed > 0");
         d.changes.push_back(ch);
       }
@@ -113,9 +115,10 @@ SimMachine sim_machine_from_json(const std::string& text, const std::string& ori
       for (const auto& end : {l.a, l.b})
         if (end != "host" && !ids.count(end)) bad(ctx + " names unknown node '" + end + "'");
       if (l.a == l.b) bad(ctx + " links '" + l.a + "' to itself");
-      l.kind = o.contains("kind") ? parse_link_kind(o["kind"].is_string() ? o["kind"].get<std::string>() : "",
-                                                     origin + ": " + ctx + ".kind")
-                                  : LinkKind::pcie;
+      l.kind = o.contains("kind")
+                   ? parse_link_kind(o["kind"].is_string() ? o["kind"].get<std::string>() : "",
+                                     origin + ": " + ctx + ".kind")
+                   : LinkKind::pcie;
       l.gbps = number(o, "gbps", 0, ctx);
       l.latency_us = number(o, "latency_us", 0, ctx);
       if (!(l.gbps > 0) || l.latency_us < 0) bad(ctx + " needs gbps > 0 and latency_us >= 0");
