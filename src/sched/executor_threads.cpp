@@ -79,10 +79,12 @@ void worker(Shared& sh, int d, DeviceStats& st, double& last_done) {
         back_off(idle, sh.max_backoff_us);
         continue;
       }
+      // It leaves `flight` only once finished: if the device fails before, the
+      // span is still there to be given back.
       InFlight f = flight.front();
       f.done->wait();
-      flight.pop_front();
       dispatch.finish(dev, st, f, pending);
+      flight.pop_front();
       double now = sh.since(Clock::now());
       // With chunks pipelined, a chunk's cost is the time since the previous completion.
       last_chunk_s = now - std::max(prev_done, f.started);
