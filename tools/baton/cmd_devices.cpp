@@ -7,6 +7,9 @@
 #include "commands.hpp"
 #include "common/tunables.hpp"
 #include "table.hpp"
+#ifdef BATON_HAVE_CUDA
+#include "resource/nvml.hpp"
+#endif
 
 namespace baton::cli {
 
@@ -17,6 +20,27 @@ static void print_config() {
   std::fputs(t.str().c_str(), stdout);
 }
 
+// One NVML reading of every GPU: the resource manager's live view.
+static void print_telemetry() {
+#ifdef BATON_HAVE_CUDA
+  const Nvml& nvml = Nvml::get();
+  if (!nvml.available()) {
+    std::printf("telemetry: NVML not available: %s\n", nvml.error().c_str());
+    return;
+  }
+  Table t(
+      {"gpu", "util %", "mem util %", "memory used", "memory free", "power W", "SM MHz", "temp C"});
+  for (unsigned g = 0; g < nvml.device_count(); ++g)
+    if (auto s = nvml.sample(g))
+      t.add({std::to_string(g), std::to_string(s->util_gpu_pct), std::to_string(s->util_memory_pct),
+             bytes(s->memory_used), bytes(s->memory_free), fixed(s->power_w, 1),
+             std::to_string(s->sm_clock_mhz), std::to_string(s->temperature_c)});
+  std::fputs(t.str().c_str(), stdout);
+#else
+  std::printf("telemetry: this build has no CUDA backend, so no NVML\n");
+#endif
+}
+
 void add_devices_command(CLI::App& app) {
   auto* cmd =
       app.add_subcommand("devices", "List the devices a spec opens (default: all detected)");
@@ -25,12 +49,17 @@ void add_devices_command(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
   auto config = std::make_shared<bool>(false);
   auto topo = std::make_shared<bool>(false);
+  auto telemetry = std::make_shared<bool>(false);
   cmd->add_option("-d,--devices", *spec, "device spec")->capture_default_str();
   cmd->add_flag("--json", *json, "print JSON instead of a table");
   cmd->add_flag("--config", *config, "print the BATON_* tunables and their values");
   cmd->add_flag("--topology", *topo, "print the topology (nodes and links) as JSON");
+  cmd->add_flag(
+      "--telemetry", *telemetry,
+      "print one NVML reading of every GPU (utilisation, memory, power, clock, temperature)");
   cmd->callback([=] {
     if (*config) return print_config();
+    if (*telemetry) return print_telemetry();
     DeviceSet set = open_devices(*spec);
     if (*topo) {
       std::printf("%s\n", set.topology.to_json().c_str());
