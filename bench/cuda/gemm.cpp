@@ -57,14 +57,7 @@ int main(int argc, char** argv) {
   q.finish();
 
   Kernel gemm = cuda_gemm_kernel({N, N, N, GemmType::bf16});
-  auto arg = [](DeviceMemory m) {
-    LaunchArg a;
-    a.kind = LaunchArg::Kind::buffer;
-    a.memory = m;
-    a.element_size = 2;
-    return a;
-  };
-  std::vector<LaunchArg> args{arg(A), arg(B), arg(C)};
+  std::vector<LaunchArg> args{buffer_arg(A, 2), buffer_arg(B, 2), buffer_arg(C, 2)};
 
   cuda::Library lib = cuda::open_library({"libcublas.so.13", "libcublas.so"});
   if (!lib.handle) {

@@ -38,18 +38,8 @@ int main(int argc, char** argv) {
   q.write(x, 0, ones.data(), n * 4);
   q.write(y, 0, ones.data(), n * 4);
   q.finish();
-  auto buf = [](DeviceMemory m) {
-    LaunchArg a;
-    a.kind = LaunchArg::Kind::buffer;
-    a.memory = m;
-    a.element_size = 4;
-    return a;
-  };
-  LaunchArg alpha;
   const float a = 0.5f;
-  std::memcpy(alpha.value, &a, 4);
-  alpha.value_size = 4;
-  std::vector<LaunchArg> saxpy_args{alpha, buf(x), buf(y)};
+  std::vector<LaunchArg> saxpy_args{scalar_arg(a), buffer_arg(x, 4), buffer_arg(y, 4)};
   Kernel empty = Kernel("baton_empty").cuda_image(detail::builtin_cuda_fatbin(), "baton_empty");
   Kernel saxpy = Kernel("baton_saxpy").cuda_image(detail::builtin_cuda_fatbin(), "baton_saxpy");
 
