@@ -75,3 +75,21 @@ TEST(Coherence, DataStaysRightAcrossRunsOnDifferentDevices) {
   rt.parallel_for({n, 128}, saxpy, 1.0f, in(x), inout(y));
   EXPECT_FLOAT_EQ(y.read()[5], 4.0f);
 }
+
+TEST(Coherence, BuffersOutliveTheirRuntimeWithTheirData) {
+  Buffer<float> y;
+  {
+    Options opt;
+    opt.devices = "sim:2,1";
+    opt.write_back = false;  // results stay on the devices until someone asks
+    Runtime rt(opt);
+    const std::size_t n = 4096;
+    auto x = rt.buffer<float>(n);
+    y = rt.buffer<float>(n);
+    for (std::size_t i = 0; i < n; ++i) x.host()[i] = float(i), y.host()[i] = 0.0f;
+    rt.parallel_for({n, 256}, workloads::saxpy_kernel(), 1.0f, in(x), inout(y));
+  }  // the devices are gone; y's replicas must not be
+  ASSERT_EQ(y.size(), 4096u);
+  auto hy = y.read();
+  for (std::size_t i = 0; i < hy.size(); ++i) ASSERT_FLOAT_EQ(hy[i], float(i));
+}

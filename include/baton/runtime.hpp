@@ -62,7 +62,9 @@ class Runtime {
   template <class T>
   Buffer<T> buffer(std::size_t n) {
     static_assert(std::is_trivially_copyable_v<T>, "buffers hold trivially copyable elements");
-    return Buffer<T>(detail::make_buffer_state(n * sizeof(T)), n);
+    auto state = detail::make_buffer_state(n * sizeof(T));
+    buffers_.push_back(state);
+    return Buffer<T>(std::move(state), n);
   }
 
   // Runs kernel over range on the devices. Args are buffers (in/out/inout),
@@ -120,6 +122,9 @@ class Runtime {
   DeviceSet set_;
   std::map<std::uint64_t, std::vector<double>> rates_;  // kernel id -> standalone rates
   std::unique_ptr<detail::TaskGraph> graph_;
+  // Buffers made here: those still alive when the runtime goes keep their
+  // data on the host and drop their device replicas.
+  std::vector<std::weak_ptr<detail::BufferState>> buffers_;
 };
 
 template <class A>

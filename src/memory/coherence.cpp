@@ -159,6 +159,14 @@ void BufferState::settle() {
   for (auto& r : replicas_) r.valid.settle();
 }
 
+void BufferState::detach_devices() {
+  acquire_host(0, bytes_, true);
+  std::lock_guard lock(mu_);
+  for (std::size_t n = 1; n < replicas_.size(); ++n)
+    if (replicas_[n].device) replicas_[n].device->release(replicas_[n].memory);
+  replicas_.resize(1);
+}
+
 bool BufferState::any_managed() {
   std::lock_guard lock(mu_);
   return std::any_of(replicas_.begin(), replicas_.end(),

@@ -47,6 +47,9 @@ class BufferState {
   Transfer acquire_host(std::uint64_t b, std::uint64_t e, bool for_write);
   // Every event is complete: drop them (keeps the maps small between runs).
   void settle();
+  // Brings every byte's latest copy home and frees the device replicas: for a
+  // buffer that outlives the runtime (and so its devices).
+  void detach_devices();
   // True when some replica is unified memory taken as the out-of-memory fallback.
   bool any_managed();
   // Nodes holding valid data for all of [b, e); for tests and diagnostics.

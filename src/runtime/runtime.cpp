@@ -45,7 +45,10 @@ Runtime::Runtime(DeviceSet devices, Options options)
   }
 }
 
-Runtime::~Runtime() = default;
+Runtime::~Runtime() {
+  for (auto& weak : buffers_)
+    if (auto b = weak.lock()) b->detach_devices();
+}
 
 void Runtime::pack_buffer(std::vector<detail::RunArg>& out, BufferArg b) {
   detail::RunArg a;
