@@ -15,7 +15,7 @@ using baton::detail::BufferState;
 TEST(Coherence, ReadersCopyFromTheLatestWriterAndWritersInvalidateOthers) {
   auto set = open_devices("sim:1,1");
   Device &a = *set.devices[0], &b = *set.devices[1];
-  BufferState buf(64);
+  BufferState buf(64, nullptr);
   auto* host = static_cast<int*>(buf.host());
   std::iota(host, host + 16, 0);
   std::vector<EventPtr> waits;

@@ -22,7 +22,7 @@
 namespace baton {
 
 namespace detail {
-std::shared_ptr<BufferState> make_buffer_state(std::size_t bytes);
+std::shared_ptr<BufferState> make_buffer_state(std::size_t bytes, const void* owner);
 class TaskGraph;
 }  // namespace detail
 
@@ -62,7 +62,7 @@ class Runtime {
   template <class T>
   Buffer<T> buffer(std::size_t n) {
     static_assert(std::is_trivially_copyable_v<T>, "buffers hold trivially copyable elements");
-    auto state = detail::make_buffer_state(n * sizeof(T));
+    auto state = detail::make_buffer_state(n * sizeof(T), this);
     buffers_.push_back(state);
     return Buffer<T>(std::move(state), n);
   }

@@ -7,7 +7,7 @@
 
 namespace baton::detail {
 
-BufferState::BufferState(std::size_t bytes) : bytes_(bytes) {
+BufferState::BufferState(std::size_t bytes, const void* owner) : bytes_(bytes), owner_(owner) {
   replicas_.resize(1);
   replicas_[0].memory = allocate_host("buffer", bytes);
   host_ = replicas_[0].memory.ptr;

@@ -22,12 +22,15 @@ struct Transfer {
 
 class BufferState {
  public:
-  explicit BufferState(std::size_t bytes);
+  // `owner`: the runtime whose devices may hold replicas (memory node numbers
+  // are that runtime's own).
+  BufferState(std::size_t bytes, const void* owner);
   ~BufferState();
   BufferState(const BufferState&) = delete;
   BufferState& operator=(const BufferState&) = delete;
 
   std::size_t bytes() const { return bytes_; }
+  const void* owner() const { return owner_; }
   void* host() { return host_; }
 
   // The replica on `dev`'s node, allocated on first use.
@@ -68,6 +71,7 @@ class BufferState {
 
   std::mutex mu_;
   std::size_t bytes_;
+  const void* owner_;
   void* host_;
   std::vector<Replica> replicas_;  // index = memory node
 };

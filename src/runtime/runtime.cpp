@@ -15,8 +15,8 @@ namespace baton {
 
 namespace detail {
 
-std::shared_ptr<BufferState> make_buffer_state(std::size_t bytes) {
-  return std::make_shared<BufferState>(bytes);
+std::shared_ptr<BufferState> make_buffer_state(std::size_t bytes, const void* owner) {
+  return std::make_shared<BufferState>(bytes, owner);
 }
 
 void* buffer_host(BufferState& s, bool for_write) {
@@ -140,6 +140,9 @@ static RunStats execute(const std::vector<Device*>& devs, const Topology& topo, 
 RunStats Runtime::run(Range range, const Kernel& kernel, std::vector<detail::RunArg> args,
                       const std::string& policy) {
   if (range.n == 0) raise(Errc::invalid_argument, kernel.name(), "the range is empty");
+  for (const auto& a : args)
+    if (a.is_buffer && a.buffer.state && a.buffer.state->owner() != this)
+      raise(Errc::invalid_argument, kernel.name(), "a buffer made by another Runtime was passed");
   std::vector<Device*> devs;
   std::vector<double> weights;
   auto known = rates_.find(kernel.id());
