@@ -25,15 +25,26 @@ BufferState::Replica& BufferState::at(MemoryNode node) {
   return replicas_[node];
 }
 
-DeviceMemory BufferState::replica(Device& dev) {
-  std::lock_guard lock(mu_);
-  MemoryNode node = dev.info().memory_node;
+BufferState::Replica& BufferState::ensure(Device& dev) {
+  const MemoryNode node = dev.info().memory_node;
   Replica& r = at(node);
   if (node != kHostNode && !r.device) {
     r.memory = dev.allocate(bytes_);
     r.device = &dev;
   }
-  return r.memory;
+  return r;
+}
+
+MemoryNode BufferState::holder(std::uint64_t at_byte, MemoryNode except, Span& piece,
+                               EventPtr& ready, const std::string& who) const {
+  for (MemoryNode n = 0; n < static_cast<MemoryNode>(replicas_.size()); ++n)
+    if (n != except && replicas_[n].valid.find(at_byte, piece, ready)) return n;
+  raise(Errc::internal, who, "no valid copy of a buffer range");
+}
+
+DeviceMemory BufferState::replica(Device& dev) {
+  std::lock_guard lock(mu_);
+  return ensure(dev).memory;
 }
 
 std::uint64_t BufferState::pull(Replica& src, MemoryNode src_node, Replica& dst,
@@ -65,11 +76,7 @@ Transfer BufferState::acquire(Device& dev, Queue& q, std::uint64_t b, std::uint6
                               std::vector<EventPtr>& waits) {
   std::lock_guard lock(mu_);
   const MemoryNode node = dev.info().memory_node;
-  Replica& dst = at(node);
-  if (node != kHostNode && !dst.device) {
-    dst.memory = dev.allocate(bytes_);
-    dst.device = &dev;
-  }
+  Replica& dst = ensure(dev);
   Transfer t;
   std::vector<Span> copied;
   for (Span gap : dst.valid.gaps(b, e)) {
@@ -77,15 +84,7 @@ Transfer BufferState::acquire(Device& dev, Queue& q, std::uint64_t b, std::uint6
     for (std::uint64_t at_byte = gap.begin; at_byte < gap.end;) {
       Span piece;
       EventPtr ready;
-      MemoryNode from = -1;
-      for (MemoryNode n = 0; n < static_cast<MemoryNode>(replicas_.size()); ++n) {
-        if (n == node) continue;
-        if (replicas_[n].valid.find(at_byte, piece, ready)) {
-          from = n;
-          break;
-        }
-      }
-      if (from < 0) raise(Errc::internal, dev.name(), "no valid copy of a buffer range");
+      const MemoryNode from = holder(at_byte, node, piece, ready, dev.name());
       Span take{at_byte, std::min(gap.end, piece.end)};
       t.bytes_in += pull(replicas_[from], from, dst, node, &dev, &q, take, ready);
       copied.push_back(take);
@@ -130,13 +129,7 @@ Transfer BufferState::acquire_host(std::uint64_t b, std::uint64_t e, bool for_wr
     for (std::uint64_t at_byte = gap.begin; at_byte < gap.end;) {
       Span piece;
       EventPtr ready;
-      MemoryNode from = -1;
-      for (MemoryNode n = 1; n < static_cast<MemoryNode>(replicas_.size()); ++n)
-        if (replicas_[n].valid.find(at_byte, piece, ready)) {
-          from = n;
-          break;
-        }
-      if (from < 0) raise(Errc::internal, "host", "no valid copy of a buffer range");
+      const MemoryNode from = holder(at_byte, kHostNode, piece, ready, "host");
       Span take{at_byte, std::min(gap.end, piece.end)};
       t.bytes_out += pull(replicas_[from], from, host, kHostNode, nullptr, nullptr, take, ready);
       at_byte = take.end;

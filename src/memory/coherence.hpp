@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "baton/device.hpp"
@@ -65,6 +66,12 @@ class BufferState {
     IntervalMap valid;
   };
   Replica& at(MemoryNode node);
+  // dev's node's replica, allocated on first use. mu_ held.
+  Replica& ensure(Device& dev);
+  // The node, other than `except`, whose valid data covers `at_byte` (host
+  // memory first); `piece` is its valid range there. mu_ held.
+  MemoryNode holder(std::uint64_t at_byte, MemoryNode except, Span& piece, EventPtr& ready,
+                    const std::string& who) const;
   // Copies [b, e) from `src` into `dst_node` (on `q`, a queue of dst_dev, unless dst is host).
   std::uint64_t pull(Replica& src, MemoryNode src_node, Replica& dst, MemoryNode dst_node,
                      Device* dst_dev, Queue* q, Span piece, const EventPtr& src_ready);
