@@ -3,7 +3,7 @@
 #include <atomic>
 #include <thread>
 
-#include "sched/chase_lev.hpp"
+#include "common/chase_lev.hpp"
 
 using baton::detail::ChaseLevDeque;
 

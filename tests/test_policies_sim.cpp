@@ -11,8 +11,12 @@ using namespace baton;
 
 namespace {
 
+Kernel fma_cost() {
+  return workloads::fma_kernel(1000, false);
+}
+
 RunStats run(Runtime& rt, const char* policy, std::uint64_t n = 1'000'000) {
-  Kernel k = workloads::fma_kernel(1000, false);
+  Kernel k = fma_cost();
   rt.calibrate(Range{n, 0}, k);
   return rt.parallel_for(Range{n, 0}, k, Policy::by_name(policy));
 }
@@ -20,7 +24,14 @@ RunStats run(Runtime& rt, const char* policy, std::uint64_t n = 1'000'000) {
 Runtime sim_rt(const std::string& spec) {
   Options o;
   o.devices = spec;
+  o.perf_model_file = "";
   return Runtime(o);
+}
+
+std::vector<const Device*> all_devices(const Runtime& rt) {
+  std::vector<const Device*> v;
+  for (const auto& d : rt.devices()) v.push_back(d.get());
+  return v;
 }
 
 }  // namespace
@@ -42,13 +53,22 @@ TEST(PoliciesSim, StaticIsBoundByTheSlowestDeviceAndBalancersReachTheOracle) {
 
 TEST(PoliciesSim, WorkStealingAdaptsWhenADeviceSlowsDown) {
   auto rt = sim_rt("sim:8,4,2,1");
-  Kernel k = workloads::fma_kernel(1000, false);
+  Kernel k = fma_cost();
   const std::uint64_t n = 1'000'000;
   auto alone = rt.calibrate(Range{n, 0}, k);
-  double half = double(n) / (alone[0] + alone[1] + alone[2] + alone[3]) / 2;
-  sim::change_speed(*rt.devices()[0], half, 2.0);  // 4x slower from half-time on
-  RunStats w = rt.parallel_for(Range{n, 0}, k, Policy::weighted());
-  RunStats ws = rt.parallel_for(Range{n, 0}, k, Policy::ws());
+  const double half = double(n) / (alone[0] + alone[1] + alone[2] + alone[3]) / 2;
+  Device& fast = *rt.devices()[0];
+  // Device 0 runs 4x slower from half-time on, and recovers after the run.
+  auto slowed = [&](const char* policy) {
+    sim::change_speed(fast, rt.clock().now() + half, 2.0);
+    RunStats s = rt.parallel_for(Range{n, 0}, k, Policy::by_name(policy));
+    sim::change_speed(fast, s.start_s + s.makespan_s, 8.0);
+    s.oracle_s = sim::oracle_seconds(all_devices(rt), k.cost_of({0, n}), s.start_s);
+    s.efficiency = s.oracle_s / s.makespan_s;
+    return s;
+  };
+  RunStats w = slowed("weighted");
+  RunStats ws = slowed("ws");
   EXPECT_GE(ws.efficiency, 0.95);
   EXPECT_LT(w.efficiency, 0.7);
   EXPECT_LT(ws.makespan_s, w.makespan_s);
@@ -57,39 +77,43 @@ TEST(PoliciesSim, WorkStealingAdaptsWhenADeviceSlowsDown) {
 
 namespace {
 
-// The victims hold all the work; the last device (weight ~0, so an empty first
-// share) must steal. paths[thief][v] is the cost of moving v's data to it.
-detail::Plan thief_plan(std::vector<PathCost> to_victims, double bytes_per_item) {
-  detail::Plan p;
-  p.items = 100000;
-  p.max_chunk = 1000;
-  p.min_chunk = 10;
-  const std::size_t n = to_victims.size() + 1;
-  p.weights.assign(n, 1.0);
-  p.weights[n - 1] = 1e-12;
-  p.paths.assign(n, std::vector<PathCost>(n));
-  for (std::size_t v = 0; v + 1 < n; ++v) p.paths[n - 1][v] = to_victims[v];
-  p.bytes_per_item = bytes_per_item;
-  return p;
-}
+// The victims hold all the work; the last device (weight ~0, so an empty
+// first share) must steal. paths[thief][v] is the cost of moving v's data to it.
+struct Thief {
+  detail::MachineView machine;
+  detail::Plan plan;
+  std::unique_ptr<detail::SchedulingPolicy> policy;
+  std::unique_ptr<detail::ChunkSource> source;
 
-// Measured rates: the thief runs 1e6 items/s, every victim 1e5.
-void teach_rates(detail::Policy& policy, int devices) {
-  for (int v = 0; v + 1 < devices; ++v) policy.completed(v, Span{0, 1000}, 0.01);
-  policy.completed(devices - 1, Span{0, 1000}, 0.001);
-}
+  Thief(const char* name, std::vector<PathCost> to_victims, double bytes_per_item) {
+    const int n = int(to_victims.size()) + 1;
+    machine.devices = n;
+    machine.paths.assign(n, std::vector<PathCost>(n));
+    for (int v = 0; v + 1 < n; ++v) machine.paths[n - 1][v] = to_victims[v];
+    plan.items = 100000;
+    plan.max_chunk = 1000;
+    plan.min_chunk = 10;
+    plan.weights.assign(n, 1.0);
+    plan.weights[n - 1] = 1e-12;
+    plan.paths = &machine.paths;
+    plan.bytes_per_item = bytes_per_item;
+    policy = detail::find_policy(name).make(machine);
+    source = policy->make_chunk_source();
+    source->start(plan);
+    // Measured rates: the thief runs 1e6 items/s, every victim 1e5.
+    for (int v = 0; v + 1 < n; ++v) source->completed(v, Span{0, 1000}, 0.01);
+    source->completed(n - 1, Span{0, 1000}, 0.001);
+  }
+};
 
 }  // namespace
 
 TEST(PoliciesSim, WsTopoStealsOnlyWhenTheTransferPays) {
   const PathCost slow{0.001, 5, LinkKind::pcie, 1};  // 1 MB/s
   for (const char* name : {"ws", "ws-topo"}) {
-    auto policy = detail::make_policy(name);
-    policy->start(thief_plan({slow}, 1e6));
-    teach_rates(*policy, 2);
-    auto own = policy->next(0);  // the owner starts, leaving halves on its deque
-    ASSERT_TRUE(own);
-    auto stolen = policy->next(1);
+    Thief t(name, {slow}, 1e6);
+    ASSERT_TRUE(t.source->next(0));  // the owner starts, leaving halves on its deque
+    auto stolen = t.source->next(1);
     if (std::string(name) == "ws") {
       ASSERT_TRUE(stolen);
       EXPECT_EQ(stolen->victim, 0);
@@ -97,35 +121,31 @@ TEST(PoliciesSim, WsTopoStealsOnlyWhenTheTransferPays) {
       EXPECT_FALSE(stolen) << "1 MB per item over 1 MB/s never pays";
     }
   }
-  auto topo = detail::make_policy("ws-topo");
-  topo->start(thief_plan({PathCost{450, 2, LinkKind::nvlink, 1}}, 1e3));
-  teach_rates(*topo, 2);
-  ASSERT_TRUE(topo->next(0));
-  auto stolen = topo->next(1);
+  Thief t("ws-topo", {PathCost{450, 2, LinkKind::nvlink, 1}}, 1e3);
+  ASSERT_TRUE(t.source->next(0));
+  auto stolen = t.source->next(1);
   ASSERT_TRUE(stolen);  // cheap data over NVLink: steal
   EXPECT_GT(stolen->span.size(), 0u);
 }
 
 TEST(PoliciesSim, WsTopoPrefersTheNvlinkNeighbour) {
-  auto topo = detail::make_policy("ws-topo");
   // Victim 0 over PCIe, victim 1 over NVLink; both have work.
-  topo->start(
-      thief_plan({PathCost{25, 10, LinkKind::pcie, 2}, PathCost{450, 2, LinkKind::nvlink, 1}}, 64));
-  teach_rates(*topo, 3);
-  ASSERT_TRUE(topo->next(0));
-  ASSERT_TRUE(topo->next(1));
-  auto stolen = topo->next(2);
+  Thief t("ws-topo", {PathCost{25, 10, LinkKind::pcie, 2}, PathCost{450, 2, LinkKind::nvlink, 1}},
+          64);
+  ASSERT_TRUE(t.source->next(0));
+  ASSERT_TRUE(t.source->next(1));
+  auto stolen = t.source->next(2);
   ASSERT_TRUE(stolen);
   EXPECT_EQ(stolen->victim, 1);
 }
 
 TEST(PoliciesSim, AFailedDeviceWorkIsRunElsewhere) {
-  auto rt = sim_rt("sim:4,4,4");
-  Kernel k = workloads::fma_kernel(1000, false);
-  const std::uint64_t n = 300000;
-  rt.calibrate(Range{n, 0}, k);
-  sim::fail_at(*rt.devices()[1], 0.005);
   for (const char* p : {"static", "ws"}) {
+    auto rt = sim_rt("sim:4,4,4");
+    Kernel k = fma_cost();
+    const std::uint64_t n = 300000;
+    rt.calibrate(Range{n, 0}, k);
+    sim::fail_at(*rt.devices()[1], rt.clock().now() + 0.005);
     RunStats s = rt.parallel_for(Range{n, 0}, k, Policy::by_name(p));
     EXPECT_TRUE(s.devices[1].failed) << p;
     EXPECT_NE(s.devices[1].failure.find("simulated failure"), std::string::npos);

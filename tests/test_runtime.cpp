@@ -97,10 +97,32 @@ TEST(Runtime, OptionsFromEnvironment) {
   EXPECT_EQ(o.devices, "sim:2,1");
   EXPECT_EQ(o.policy, "weighted");
   setenv("BATON_POLICY", "nonsense", 1);
-  EXPECT_EQ(error_of([] { Options::from_env(); }), Errc::invalid_argument);
+  try {
+    Runtime rt(Options::from_env());
+    ADD_FAILURE() << "a runtime with policy 'nonsense'";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("known: static, weighted, ws, ws-topo, model"),
+              std::string::npos)
+        << e.what();
+  }
   unsetenv("BATON_DEVICES");
   unsetenv("BATON_POLICY");
   EXPECT_EQ(Options::from_env().devices, "auto");
+  // Values that do not parse name their variable.
+  for (auto [var, value] : {std::pair{"BATON_TAIL_SPLIT", "four"}, {"BATON_CPU_THREADS", "-2"},
+                            {"BATON_WRITE_BACK", "maybe"}, {"BATON_MIN_CHUNK_US", "1e999"}}) {
+    setenv(var, value, 1);
+    try {
+      Options::from_env();
+      ADD_FAILURE() << var << "=" << value << " accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Errc::invalid_argument);
+      EXPECT_EQ(e.where(), var);
+      EXPECT_NE(std::string(e.what()).find(value), std::string::npos) << e.what();
+    }
+    unsetenv(var);
+  }
 }
 
 // A CPU device that fails at its third launch: the fault a real device cannot be made to show.

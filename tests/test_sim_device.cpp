@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <thread>
 
 #include "baton/devices.hpp"
 #include "baton/error.hpp"
@@ -23,6 +26,16 @@ TEST(SimDevice, SpeedsAndChangesGiveExactTimes) {
   EXPECT_DOUBLE_EQ(d.finish_time(0, 2e9), 1.5);  // 1e9 done by 0.5 s, 1e9 more at 1e9/s
   EXPECT_DOUBLE_EQ(sim::capacity(d, 0, 1), 1.5e9);
   EXPECT_DOUBLE_EQ(d.speed_at(0.7), 1);
+  std::vector<const Device*> both{&d, set.devices[1].get()};
+  // 1.5e9 units by d and 1e9 by the other in the first second: 2.5e9 done at t = 1.
+  EXPECT_NEAR(sim::oracle_seconds(both, 2.5e9, 0), 1.0, 1e-9);
+}
+
+// A kernel of `units` work units per item, no code: only virtual time.
+static Kernel cost_kernel(double units) {
+  Kernel k("cost");
+  k.cost([units](Span s) { return units * double(s.size()); });
+  return k;
 }
 
 TEST(SimDevice, TransfersCostLinkTimeAndLaunchesCostWork) {
@@ -30,43 +43,91 @@ TEST(SimDevice, TransfersCostLinkTimeAndLaunchesCostWork) {
   SimDevice& d = sim_dev(set, 0);
   DeviceMemory m = d.allocate(55'000'000);
   std::vector<char> host(55'000'000, 3);
-  d.set_now(0);
   d.queue(QueueRole::copy_in).write(m, 0, host.data(), host.size());
-  EXPECT_NEAR(d.now(), 5e-6 + 1e-3, 1e-12);  // default link: 55 GB/s, 5 us
-  Kernel k("cost");
-  k.cost([](Span s) { return 1e6 * double(s.size()); });
-  double before = d.now();
-  d.queue(QueueRole::compute).launch(k, {0, 3}, KernelArgs({}));
-  EXPECT_NEAR(d.now() - before, d.launch_s() + 3e-3, 1e-12);
+  EXPECT_NEAR(d.queue_time(), 5e-6 + 1e-3, 1e-12);  // default link: 55 GB/s, 5 us
+  double before = d.queue_time();
+  d.queue(QueueRole::compute).launch(cost_kernel(1e6), {0, 3}, KernelArgs({}));
+  EXPECT_NEAR(d.queue_time() - before, d.launch_s() + 3e-3, 1e-12);
+  EXPECT_DOUBLE_EQ(d.clock().now(), 0.0);  // nobody waited: virtual time stood still
   d.release(m);
 }
 
-TEST(SimDevice, EventsOrderWorkAcrossDevices) {
+TEST(SimDevice, EventsOrderWorkAcrossDevicesAndWaitingMovesTime) {
   auto set = open_devices("sim:1,1");
   SimDevice &a = sim_dev(set, 0), &b = sim_dev(set, 1);
-  a.set_now(2.0);
+  ASSERT_EQ(&a.clock(), &b.clock());  // one clock for the set
+  a.queue(QueueRole::compute).launch(cost_kernel(1e9), {0, 2}, KernelArgs({}));
   EventPtr e = a.queue(QueueRole::compute).record();
-  EXPECT_DOUBLE_EQ(e->sim_time(), 2.0);
-  b.set_now(0.5);
+  EXPECT_NEAR(static_cast<detail::SimEvent&>(*e).time(), 2.0 + a.launch_s(), 1e-12);
+  EXPECT_FALSE(e->ready());
+  EXPECT_TRUE(b.queue(QueueRole::compute).can_wait(e));
   b.queue(QueueRole::compute).wait(e);
-  EXPECT_DOUBLE_EQ(b.now(), 2.0);  // b's later work starts after a's event
+  EXPECT_DOUBLE_EQ(b.queue_time(), 2.0 + a.launch_s());  // b's later work starts after a's event
+  e->wait();  // the host waits: time moves to the event
+  EXPECT_TRUE(e->ready());
+  EXPECT_DOUBLE_EQ(a.clock().now(), 2.0 + a.launch_s());
 }
 
 TEST(SimDevice, FailsAtTheGivenTime) {
   auto set = open_devices("sim:1");
   SimDevice& d = sim_dev(set, 0);
   sim::fail_at(d, 1.0);
-  Kernel k("k");
-  d.set_now(0.5);
-  EXPECT_NO_THROW(d.queue(QueueRole::compute).launch(k, {0, 1}, KernelArgs({})));
-  d.set_now(1.0);
+  Queue& q = d.queue(QueueRole::compute);
+  EXPECT_NO_THROW(q.launch(cost_kernel(1e9), {0, 1}, KernelArgs({})));  // starts at 0, ends ~1.0
   try {
-    d.queue(QueueRole::compute).launch(k, {0, 1}, KernelArgs({}));
+    q.launch(cost_kernel(1e9), {0, 1}, KernelArgs({}));  // starts after 1.0
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), Errc::device_failed);
     EXPECT_EQ(e.where(), "sim0");
   }
+}
+
+// Virtual time moves only once every attached worker is blocked and a host
+// thread waits, and then to the earliest time waited for.
+TEST(SimClock, MovesOnlyWhenEveryWorkerIsBlocked) {
+  auto clock = std::make_shared<detail::SimClock>();
+  std::atomic<bool> attached{false}, go{false};
+  double seen_before = -1, seen_after = -1;
+  std::thread worker([&] {
+    clock->attach_worker();
+    attached = true;
+    while (!go) std::this_thread::yield();
+    seen_before = clock->now();  // the host waits for t=5, but this worker runs
+    clock->wait_until(3.0);
+    seen_after = clock->now();
+    clock->detach_worker();
+  });
+  while (!attached) std::this_thread::yield();
+  std::thread host([&] { clock->wait_until(5.0); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_DOUBLE_EQ(clock->now(), 0.0);  // the worker is running: time stands still
+  go = true;
+  host.join();
+  worker.join();
+  EXPECT_DOUBLE_EQ(seen_before, 0.0);
+  EXPECT_DOUBLE_EQ(seen_after, 3.0);
+  EXPECT_DOUBLE_EQ(clock->now(), 5.0);
+}
+
+TEST(SimClock, AParkedWorkerCountsAsBlockedAndAnUnparkWakesIt) {
+  auto clock = std::make_shared<detail::SimClock>();
+  auto parker = clock->make_parker(true);
+  std::atomic<bool> attached{false}, woke{false};
+  std::thread worker([&] {
+    clock->attach_worker();
+    attached = true;
+    parker->park();
+    woke = true;
+    clock->detach_worker();
+  });
+  while (!attached) std::this_thread::yield();
+  clock->wait_until(2.0);  // the worker parks: time may move
+  EXPECT_DOUBLE_EQ(clock->now(), 2.0);
+  EXPECT_FALSE(woke);
+  parker->unpark();
+  worker.join();
+  EXPECT_TRUE(woke);
 }
 
 TEST(SimDevice, TopologyFileDescribesDevicesLinksAndEvents) {

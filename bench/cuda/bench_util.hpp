@@ -17,8 +17,8 @@
 namespace baton::bench {
 
 struct CudaGpu {
-  Topology topo;
-  detail::BackendContext ctx{topo};
+  Options options;
+  detail::BackendContext ctx{options, detail::HostFacts{}};
   detail::DeviceList devices;
   explicit CudaGpu(const std::string& args = "0")
       : devices(detail::cuda_backend().create(args, ctx)) {}

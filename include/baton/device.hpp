@@ -29,6 +29,7 @@ struct DeviceInfo {
   double peak_gflops = 0;          // fp32 peak, from the hardware's figures
   std::uint64_t memory_bytes = 0;  // memory usable by this device
   int pipeline_depth = 1;          // chunks its worker keeps in flight (GPUs overlap copies)
+  std::string pci_bus_id;          // "0000:19:00.0" for a PCI device, else empty
 };
 
 // A point in a queue's stream of work. Events of any backend may be waited on
@@ -38,10 +39,37 @@ class Event {
   virtual ~Event() = default;
   virtual void wait() = 0;   // block the calling host thread until complete
   virtual bool ready() = 0;  // complete now?
-  // Virtual completion time on the sim clock (seconds); 0 for real devices.
-  virtual double sim_time() const { return 0.0; }
+  // Blocks until complete or about `seconds` have passed; true when complete.
+  // The default polls ready(), first spinning, then sleeping in short steps.
+  virtual bool wait_for(double seconds);
 };
 using EventPtr = std::shared_ptr<Event>;
+
+// Puts a thread to sleep until another wakes it. unpark() before park()
+// makes the next park() return at once; park() may also return spuriously.
+class Parker {
+ public:
+  virtual ~Parker() = default;
+  virtual void park() = 0;
+  virtual void unpark() = 0;
+};
+
+// Time as a set of devices sees it: the host's steady clock for hardware,
+// a virtual clock for simulated devices. Devices of one Runtime share one.
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual double now() const = 0;  // seconds
+  virtual bool is_virtual() const { return false; }
+  // A parker for a device's worker thread (worker) or for a host thread
+  // that waits for tasks to finish.
+  virtual std::unique_ptr<Parker> make_parker(bool worker) = 0;
+  // Called on a device's worker thread when it starts and before it ends.
+  virtual void attach_worker() {}
+  virtual void detach_worker() {}
+};
+// The host's steady clock, with futex-based parkers.
+Clock& host_clock();
 
 enum class QueueRole : std::uint8_t { compute, copy_in, copy_out };
 
@@ -60,6 +88,9 @@ class Queue {
   virtual EventPtr record() = 0;
   // Later commands of this queue start after `event` completes.
   virtual void wait(const EventPtr& event) = 0;
+  // True when wait(event) orders later commands without blocking the calling
+  // thread (a device-side wait), or the event is complete already.
+  virtual bool can_wait(const EventPtr& event) { return event->ready(); }
   virtual void finish() = 0;  // block until everything enqueued so far is done
 };
 
@@ -74,6 +105,8 @@ class Device {
   // may hand the block out again at once.
   virtual void release(DeviceMemory memory) = 0;
   virtual Queue& queue(QueueRole role) = 0;
+  // The clock this device's work is timed by.
+  virtual Clock& clock() { return host_clock(); }
 
   // Called once on the host worker thread that drives this device, before any
   // other call from it (a CUDA backend makes its context current here).

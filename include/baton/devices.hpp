@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "baton/device.hpp"
+#include "baton/options.hpp"
 #include "baton/topology.hpp"
 
 namespace baton {
@@ -21,6 +22,9 @@ struct DeviceSet {
   Topology topology;
   // Why a backend contributed nothing under "auto" ("cuda: libcuda.so.1 not found").
   std::vector<std::string> notes;
+  // Per device, the host CPUs its worker thread should run on: those of the
+  // NUMA node the device hangs off. Empty: anywhere.
+  std::vector<std::vector<unsigned>> affinity;
 };
 
 struct SpecItem {
@@ -30,9 +34,10 @@ struct SpecItem {
 
 // Splits a spec into items; throws Error(bad_device_spec) naming the bad part.
 std::vector<SpecItem> parse_device_spec(const std::string& spec);
-// Opens the devices of a spec. Throws Error(bad_device_spec) for a malformed
-// spec, Error(backend_unavailable) when an item names a backend that finds nothing.
-DeviceSet open_devices(const std::string& spec);
+// Opens the devices of a spec, with the backends' settings from `options`.
+// Throws Error(bad_device_spec) for a malformed spec, Error(backend_unavailable)
+// when an item names a backend that finds nothing.
+DeviceSet open_devices(const std::string& spec, const Options& options = env_options());
 // One line per backend and accepted form, for --help.
 std::string device_spec_help();
 // Names of the backends compiled into this build.

@@ -28,10 +28,13 @@ class Error : public std::runtime_error {
   Errc code() const noexcept { return code_; }
   // What raised the error: a device name ("cuda0"), a backend ("opencl") or an input ("--devices").
   const std::string& where() const noexcept { return where_; }
+  // The message alone, without the code and the place.
+  const std::string& message() const noexcept { return message_; }
 
  private:
   Errc code_;
   std::string where_;
+  std::string message_;
 };
 
 // All errors are thrown from here, which keeps templates and call sites small.

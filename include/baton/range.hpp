@@ -15,12 +15,17 @@ struct Span {
   friend bool operator==(const Span&, const Span&) = default;
 };
 
-// n work items, cut into chunks of at most `chunk` items (0: let the policy
-// choose). ws scales the bound per device by its share of the total rate, so
-// that a chunk takes about as long on a fast device as on a slow one.
+// n work items, numbered first, first+1, ..., first+n-1: kernels see these
+// numbers and index buffers with them, so tasks over different parts of one
+// buffer (micro-batches, say) are ranges with different `first`. A task spread
+// over devices (baton::split) is cut into chunks of at most `chunk` items
+// (0: let the policy choose); ws scales the bound per device by its share of
+// the total rate, so that a chunk takes about as long on a fast device as on
+// a slow one.
 struct Range {
   std::uint64_t n = 0;
   std::uint64_t chunk = 0;
+  std::uint64_t first = 0;
 };
 
 }  // namespace baton

@@ -7,33 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "baton/link.hpp"
+
 namespace baton {
-
-enum class LinkKind { nvlink, pcie, sys, virt };
-std::string_view to_string(LinkKind k);
-
-struct TopoNode {
-  std::string id;    // "host", "gpu0", "sim1", "pcie0"
-  std::string kind;  // "host", "cpu", "gpu", "switch", "sim", "opencl"
-};
-
-struct TopoLink {
-  std::string a, b;  // node ids; links are symmetric
-  LinkKind kind = LinkKind::pcie;
-  double gbps = 0;        // bandwidth per direction, GB/s
-  double latency_us = 0;  // one-way start-up cost of a transfer
-};
-
-// The cost of moving bytes between two nodes along the best path.
-struct PathCost {
-  double gbps = 0;
-  double latency_us = 0;
-  LinkKind worst = LinkKind::virt;  // slowest kind of link on the path
-  int hops = 0;
-  double seconds(double bytes) const {
-    return latency_us * 1e-6 + (gbps > 0 ? bytes / (gbps * 1e9) : 0);
-  }
-};
 
 class Topology {
  public:

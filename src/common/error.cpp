@@ -33,7 +33,10 @@ static std::string compose(Errc code, const std::string& where, const std::strin
 }
 
 Error::Error(Errc code, std::string where, const std::string& message)
-    : std::runtime_error(compose(code, where, message)), code_(code), where_(std::move(where)) {}
+    : std::runtime_error(compose(code, where, message)),
+      code_(code),
+      where_(std::move(where)),
+      message_(message) {}
 
 void raise(Errc code, std::string where, const std::string& message) {
   throw Error(code, std::move(where), message);

@@ -1,28 +1,57 @@
 // How a backend plugs into baton: a name, help text for its device spec, and a
-// factory that turns the arguments of one spec item into devices. Backends are
-// listed in registry.cpp; they never include each other.
+// factory that turns the arguments of one spec item into devices. The
+// resource layer lists the backends and opens specs (src/resource/registry.cpp);
+// backends never include each other, nor the topology or resource layers:
+// what they know of the host and of links comes and goes through the context.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "baton/device.hpp"
-#include "baton/topology.hpp"
+#include "baton/link.hpp"
+#include "baton/options.hpp"
 
 namespace baton::detail {
+
+// What the resource layer found out about the host before opening devices.
+struct HostFacts {
+  int threads = 1;  // hardware threads
+  std::string cpu_model;
+  std::uint64_t memory_bytes = 0;
+};
 
 // What a backend may touch while it creates devices.
 class BackendContext {
  public:
-  explicit BackendContext(Topology& topo) : topo_(topo) {}
+  BackendContext(const Options& options, HostFacts host)
+      : options_(options), host_(std::move(host)) {}
   MemoryNode new_memory_node() { return next_node_++; }
-  Topology& topology() { return topo_; }
+  const Options& options() const { return options_; }
+  const HostFacts& host() const { return host_; }
+
+  // How the backend's devices connect: nodes ("gpu0") and direct links,
+  // "host" being host memory. The topology is built from these.
+  void add_node(TopoNode node) { nodes_.push_back(std::move(node)); }
+  void add_link(TopoLink link) { links_.push_back(std::move(link)); }
+  const std::vector<TopoNode>& nodes() const { return nodes_; }
+  const std::vector<TopoLink>& links() const { return links_; }
+
+  // State one backend shares between the devices of one set (the sim
+  // backend's virtual clock), kept under the backend's name.
+  std::shared_ptr<void>& shared(const std::string& backend) { return shared_[backend]; }
 
  private:
-  Topology& topo_;
+  const Options& options_;
+  HostFacts host_;
   MemoryNode next_node_ = kHostNode + 1;
+  std::vector<TopoNode> nodes_;
+  std::vector<TopoLink> links_;
+  std::map<std::string, std::shared_ptr<void>> shared_;
 };
 
 using DeviceList = std::vector<std::unique_ptr<Device>>;

@@ -7,7 +7,8 @@
 
 namespace baton::detail {
 
-BufferState::BufferState(std::size_t bytes, const void* owner) : bytes_(bytes), owner_(owner) {
+BufferState::BufferState(std::size_t bytes, const void* owner, HostAccessGuard* guard)
+    : bytes_(bytes), owner_(owner), guard_(guard) {
   replicas_.resize(1);
   replicas_[0].memory = allocate_host("buffer", bytes);
   host_ = replicas_[0].memory.ptr;
@@ -15,6 +16,16 @@ BufferState::BufferState(std::size_t bytes, const void* owner) : bytes_(bytes), 
 }
 
 BufferState::~BufferState() {
+  // Copies queued for coherence (home, or behind a task) may still read or
+  // write this memory: they land before it goes.
+  for (auto& r : replicas_)
+    r.valid.for_each(0, bytes_, [](Span, const EventPtr& e) {
+      if (!e) return;
+      try {
+        e->wait();
+      } catch (const Error&) {  // a failed device's copy: its memory is moot
+      }
+    });
   for (std::size_t n = 1; n < replicas_.size(); ++n)
     if (replicas_[n].device) replicas_[n].device->release(replicas_[n].memory);
   release_host(replicas_[0].memory);
@@ -39,6 +50,10 @@ MemoryNode BufferState::holder(std::uint64_t at_byte, MemoryNode except, Span& p
                                EventPtr& ready, const std::string& who) const {
   for (MemoryNode n = 0; n < static_cast<MemoryNode>(replicas_.size()); ++n)
     if (n != except && replicas_[n].valid.find(at_byte, piece, ready)) return n;
+  if (lost_.find(at_byte, piece, ready))
+    raise(Errc::device_failed, who,
+          "bytes " + std::to_string(piece.begin) + ".." + std::to_string(piece.end) +
+              " of a buffer were lost: " + lost_why_);
   raise(Errc::internal, who, "no valid copy of a buffer range");
 }
 
@@ -47,59 +62,64 @@ DeviceMemory BufferState::replica(Device& dev) {
   return ensure(dev).memory;
 }
 
-std::uint64_t BufferState::pull(Replica& src, MemoryNode src_node, Replica& dst,
-                                MemoryNode dst_node, Device* dst_dev, Queue* q, Span piece,
-                                const EventPtr& src_ready) {
-  const std::size_t len = piece.size();
-  char* host = static_cast<char*>(host_);
-  if (dst_node == kHostNode) {  // device -> host, synchronous: the host reads next
-    Queue& out = src.device->queue(QueueRole::copy_out);
-    if (src_ready) out.wait(src_ready);
-    out.read(host + piece.begin, src.memory, piece.begin, len);
-    out.record()->wait();
-    dst.valid.assign(piece.begin, piece.end, nullptr);
-    return len;
-  }
-  if (src_ready) q->wait(src_ready);
-  if (src_node == kHostNode) {
-    q->write(dst.memory, piece.begin, host + piece.begin, len);
-  } else if (!dst_dev->copy_from_peer(*q, dst.memory, piece.begin, *src.device, src.memory,
-                                      piece.begin, len)) {
-    // No direct path: stage through host memory, which becomes a valid holder too.
-    pull(src, src_node, replicas_[kHostNode], kHostNode, nullptr, nullptr, piece, nullptr);
-    q->write(dst.memory, piece.begin, host + piece.begin, len);
-  }
-  return len;
+EventPtr BufferState::to_host(Replica& src, Span piece, const EventPtr& src_ready) {
+  Queue& out = src.device->queue(QueueRole::copy_out);
+  if (src_ready) out.wait(src_ready);
+  out.read(static_cast<char*>(host_) + piece.begin, src.memory, piece.begin, piece.size());
+  EventPtr landed = out.record();
+  replicas_[kHostNode].valid.assign(piece.begin, piece.end, landed);
+  return landed;
 }
 
 Transfer BufferState::acquire(Device& dev, Queue& q, std::uint64_t b, std::uint64_t e,
                               std::vector<EventPtr>& waits) {
-  std::lock_guard lock(mu_);
   const MemoryNode node = dev.info().memory_node;
-  Replica& dst = ensure(dev);
   Transfer t;
-  std::vector<Span> copied;
-  for (Span gap : dst.valid.gaps(b, e)) {
-    // Cover the gap piece by piece from valid holders, host memory first.
-    for (std::uint64_t at_byte = gap.begin; at_byte < gap.end;) {
-      Span piece;
-      EventPtr ready;
-      const MemoryNode from = holder(at_byte, node, piece, ready, dev.name());
-      Span take{at_byte, std::min(gap.end, piece.end)};
-      t.bytes_in += pull(replicas_[from], from, dst, node, &dev, &q, take, ready);
-      copied.push_back(take);
-      at_byte = take.end;
+  for (;;) {
+    // Pieces with no direct path go home first; the wait for them happens
+    // without the lock (on virtual time, a worker waiting on a mutex would
+    // keep the clock from moving), then the gaps are looked at again.
+    std::vector<EventPtr> staging;
+    {
+      std::lock_guard lock(mu_);
+      Replica& dst = ensure(dev);
+      std::vector<Span> copied;
+      char* host = static_cast<char*>(host_);
+      for (Span gap : dst.valid.gaps(b, e)) {
+        // Cover the gap piece by piece from valid holders, host memory first.
+        for (std::uint64_t at_byte = gap.begin; at_byte < gap.end;) {
+          Span piece;
+          EventPtr ready;
+          const MemoryNode from = holder(at_byte, node, piece, ready, dev.name());
+          const Span take{at_byte, std::min(gap.end, piece.end)};
+          at_byte = take.end;
+          Replica& src = replicas_[from];
+          if (ready) q.wait(ready);
+          if (from == kHostNode) {
+            q.write(dst.memory, take.begin, host + take.begin, take.size());
+          } else if (!dev.copy_from_peer(q, dst.memory, take.begin, *src.device, src.memory,
+                                         take.begin, take.size())) {
+            staging.push_back(to_host(src, take, ready));
+            continue;
+          }
+          t.bytes_in += take.size();
+          copied.push_back(take);
+        }
+      }
+      if (!copied.empty()) {
+        EventPtr done = node == kHostNode ? nullptr : q.record();
+        for (Span s : copied) dst.valid.assign(s.begin, s.end, done);
+      }
+      if (staging.empty()) {
+        dst.valid.for_each(b, e, [&](Span, const EventPtr& ready) {
+          if (ready && std::find(waits.begin(), waits.end(), ready) == waits.end())
+            waits.push_back(ready);
+        });
+        return t;
+      }
     }
+    for (const EventPtr& landed : staging) landed->wait();
   }
-  if (!copied.empty()) {
-    EventPtr done = node == kHostNode ? nullptr : q.record();
-    for (Span s : copied) dst.valid.assign(s.begin, s.end, done);
-  }
-  dst.valid.for_each(b, e, [&](Span, const EventPtr& ready) {
-    if (ready && std::find(waits.begin(), waits.end(), ready) == waits.end())
-      waits.push_back(ready);
-  });
-  return t;
 }
 
 void BufferState::written(Device& dev, std::uint64_t b, std::uint64_t e, EventPtr ready) {
@@ -122,27 +142,32 @@ EventPtr BufferState::write_back(Device& dev, Queue& q, std::uint64_t b, std::ui
 }
 
 Transfer BufferState::acquire_host(std::uint64_t b, std::uint64_t e, bool for_write) {
-  std::unique_lock lock(mu_);
   Transfer t;
-  Replica& host = replicas_[kHostNode];
-  for (Span gap : host.valid.gaps(b, e)) {
-    for (std::uint64_t at_byte = gap.begin; at_byte < gap.end;) {
-      Span piece;
-      EventPtr ready;
-      const MemoryNode from = holder(at_byte, kHostNode, piece, ready, "host");
-      Span take{at_byte, std::min(gap.end, piece.end)};
-      t.bytes_out += pull(replicas_[from], from, host, kHostNode, nullptr, nullptr, take, ready);
-      at_byte = take.end;
-    }
-  }
   std::vector<EventPtr> pending;
-  host.valid.for_each(b, e, [&](Span, const EventPtr& ready) {
-    if (ready) pending.push_back(ready);
-  });
+  {
+    std::lock_guard lock(mu_);
+    Replica& host = replicas_[kHostNode];
+    for (Span gap : host.valid.gaps(b, e)) {
+      for (std::uint64_t at_byte = gap.begin; at_byte < gap.end;) {
+        Span piece;
+        EventPtr ready;
+        const MemoryNode from = holder(at_byte, kHostNode, piece, ready, "host");
+        const Span take{at_byte, std::min(gap.end, piece.end)};
+        to_host(replicas_[from], take, ready);
+        t.bytes_out += take.size();
+        at_byte = take.end;
+      }
+    }
+    host.valid.for_each(b, e, [&](Span, const EventPtr& ready) {
+      if (ready) pending.push_back(ready);
+    });
+  }
+  // Waited for without the lock, as in acquire().
   for (auto& ev : pending) ev->wait();
   if (for_write) {
+    std::lock_guard lock(mu_);
     for (std::size_t n = 1; n < replicas_.size(); ++n) replicas_[n].valid.erase(b, e);
-    host.valid.assign(b, e, nullptr);
+    replicas_[kHostNode].valid.assign(b, e, nullptr);
   }
   return t;
 }
@@ -152,12 +177,69 @@ void BufferState::settle() {
   for (auto& r : replicas_) r.valid.settle();
 }
 
+void* BufferState::host_access(bool for_write) {
+  if (guard_) guard_->before_host_access(*this, for_write);
+  acquire_host(0, bytes_, for_write);
+  return host_;
+}
+
 void BufferState::detach_devices() {
+  guard_ = nullptr;
+  // Bytes lost with a failed device stay as they are in host memory.
+  {
+    std::lock_guard lock(mu_);
+    lost_.for_each(0, bytes_, [&](Span s, const EventPtr&) {
+      replicas_[kHostNode].valid.assign(s.begin, s.end, nullptr);
+    });
+  }
   acquire_host(0, bytes_, true);
   std::lock_guard lock(mu_);
   for (std::size_t n = 1; n < replicas_.size(); ++n)
     if (replicas_[n].device) replicas_[n].device->release(replicas_[n].memory);
   replicas_.resize(1);
+}
+
+void BufferState::drop_node(MemoryNode node, const std::string& why) {
+  std::lock_guard lock(mu_);
+  if (node == kHostNode || node >= static_cast<MemoryNode>(replicas_.size())) return;
+  Replica& dying = replicas_[node];
+  std::vector<std::pair<Span, EventPtr>> pieces;
+  dying.valid.for_each(0, bytes_, [&](Span s, const EventPtr& e) { pieces.push_back({s, e}); });
+  for (auto& [piece, ready] : pieces) {
+    // Only what no other node holds needs saving.
+    bool elsewhere = false;
+    for (MemoryNode n = 0; n < static_cast<MemoryNode>(replicas_.size()) && !elsewhere; ++n)
+      elsewhere = n != node && replicas_[n].valid.covers(piece.begin, piece.end);
+    if (elsewhere) continue;
+    try {
+      to_host(dying, piece, ready);
+    } catch (const Error&) {
+      lost_.assign(piece.begin, piece.end, nullptr);
+      lost_why_ = why;
+    }
+  }
+  dying.valid.erase(0, bytes_);
+  if (dying.device) {
+    try {
+      dying.device->release(dying.memory);
+    } catch (const Error&) {  // a lost device's memory is gone with it
+    }
+  }
+  dying = Replica{};
+}
+
+void BufferState::rehome(MemoryNode node, Device& dev) {
+  std::lock_guard lock(mu_);
+  if (node < static_cast<MemoryNode>(replicas_.size()) && replicas_[node].device)
+    replicas_[node].device = &dev;
+}
+
+std::uint64_t BufferState::valid_bytes(MemoryNode node, std::uint64_t b, std::uint64_t e) {
+  std::lock_guard lock(mu_);
+  if (node >= static_cast<MemoryNode>(replicas_.size())) return 0;
+  std::uint64_t n = 0;
+  replicas_[node].valid.for_each(b, e, [&](Span s, const EventPtr&) { n += s.size(); });
+  return n;
 }
 
 bool BufferState::any_managed() {

@@ -21,11 +21,21 @@ struct Transfer {
   std::uint64_t bytes_out = 0;  // copied out to host memory
 };
 
+class BufferState;
+
+// Told before the host touches a buffer, so it can wait for the tasks that
+// write it (and, for a write, those that read it): the submission layer.
+class HostAccessGuard {
+ public:
+  virtual ~HostAccessGuard() = default;
+  virtual void before_host_access(BufferState& buffer, bool for_write) = 0;
+};
+
 class BufferState {
  public:
   // `owner`: the runtime whose devices may hold replicas (memory node numbers
-  // are that runtime's own).
-  BufferState(std::size_t bytes, const void* owner);
+  // are that runtime's own); `guard`: told before host access (may be null).
+  BufferState(std::size_t bytes, const void* owner, HostAccessGuard* guard = nullptr);
   ~BufferState();
   BufferState(const BufferState&) = delete;
   BufferState& operator=(const BufferState&) = delete;
@@ -49,11 +59,22 @@ class BufferState {
   // Host access: [b, e) valid in host memory when this returns; for_write
   // invalidates every other replica of it.
   Transfer acquire_host(std::uint64_t b, std::uint64_t e, bool for_write);
+  // What the user's host()/read() call: the guard first, then acquire_host.
+  void* host_access(bool for_write);
   // Every event is complete: drop them (keeps the maps small between runs).
   void settle();
   // Brings every byte's latest copy home and frees the device replicas: for a
   // buffer that outlives the runtime (and so its devices).
   void detach_devices();
+  // Every device of `node` failed: data only it holds is copied home where
+  // the device still answers, and marked lost where it does not (a later
+  // reader gets Error(device_failed) naming `why`); the node then holds nothing.
+  void drop_node(MemoryNode node, const std::string& why);
+  // The device that allocated `node`'s replica failed; `dev`, on the same
+  // node, serves its copies from now on.
+  void rehome(MemoryNode node, Device& dev);
+  // Bytes of [b, e) valid on `node` now or once pending copies land.
+  std::uint64_t valid_bytes(MemoryNode node, std::uint64_t b, std::uint64_t e);
   // True when some replica is unified memory taken as the out-of-memory fallback.
   bool any_managed();
   // Nodes holding valid data for all of [b, e); for tests and diagnostics.
@@ -69,18 +90,22 @@ class BufferState {
   // dev's node's replica, allocated on first use. mu_ held.
   Replica& ensure(Device& dev);
   // The node, other than `except`, whose valid data covers `at_byte` (host
-  // memory first); `piece` is its valid range there. mu_ held.
+  // memory first); `piece` is its valid range there. Error(device_failed)
+  // where the byte was lost with a device. mu_ held.
   MemoryNode holder(std::uint64_t at_byte, MemoryNode except, Span& piece, EventPtr& ready,
                     const std::string& who) const;
-  // Copies [b, e) from `src` into `dst_node` (on `q`, a queue of dst_dev, unless dst is host).
-  std::uint64_t pull(Replica& src, MemoryNode src_node, Replica& dst, MemoryNode dst_node,
-                     Device* dst_dev, Queue* q, Span piece, const EventPtr& src_ready);
+  // Queues a copy of `piece` from `src` home, on src's copy-out queue after
+  // `src_ready`; host memory holds it once the returned event completes. mu_ held.
+  EventPtr to_host(Replica& src, Span piece, const EventPtr& src_ready);
 
   std::mutex mu_;
   std::size_t bytes_;
   const void* owner_;
+  HostAccessGuard* guard_;
   void* host_;
   std::vector<Replica> replicas_;  // index = memory node
+  IntervalMap lost_;               // bytes whose only copy died with a device
+  std::string lost_why_;
 };
 
 }  // namespace baton::detail

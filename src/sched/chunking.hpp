@@ -16,6 +16,10 @@ class RateTracker {
  public:
   // Single writer (the device's worker); readers load rate() from any thread.
   void add(double items_per_s);
+  void reset() {
+    count_ = 0;
+    rate_.store(0.0, std::memory_order_relaxed);
+  }
   double rate() const { return rate_.load(std::memory_order_relaxed); }  // 0: no sample yet
 
  private:

@@ -1,16 +1,18 @@
-// ws and ws-topo. The first split is capability-weighted: device d's deque
-// starts with one span, its share. An owner pops a span, runs a guided-size
-// piece of its front and pushes the rest back as halving pieces, largest first,
-// so the top of its deque always holds about half of what it has left: a thief
-// that steals the top takes half of the victim's remainder in one CAS.
-// ws picks victims at random, starting from the last one that had work
-// (Taskflow's "sticky" victim); ws-topo tries the nearest devices first (NVLink
-// before PCIe) and skips a victim when moving the data would cost more than the
-// steal saves.
+// ws and ws-topo. A spread task's first split is capability-weighted: device
+// d's deque starts with one span, its share. An owner pops a span, runs a
+// guided-size piece of its front and pushes the rest back as halving pieces,
+// largest first, so the top of its deque always holds about half of what it
+// has left: a thief that steals the top takes half of the victim's remainder
+// in one CAS. ws picks victims at random, starting from the last one that had
+// work (Taskflow's "sticky" victim); ws-topo tries the nearest devices first
+// (NVLink before PCIe) and skips a victim when moving the data would cost more
+// than the steal saves. Whole tasks go to the device that holds their data,
+// else to whichever device is free first; idle devices steal queued tasks,
+// ws-topo from the nearest first.
 #include <algorithm>
 #include <numeric>
 
-#include "sched/chase_lev.hpp"
+#include "common/chase_lev.hpp"
 #include "sched/chunking.hpp"
 #include "sched/policy.hpp"
 
@@ -18,31 +20,53 @@ namespace baton::detail {
 
 namespace {
 
-class WorkStealing final : public Policy {
+// Victims of `d`, nearest first by the cost of moving 1 MiB.
+std::vector<int> nearest_first(int d, int n, const std::vector<std::vector<PathCost>>& paths) {
+  std::vector<int> order;
+  for (int v = 0; v < n; ++v)
+    if (v != d) order.push_back(v);
+  if (paths.empty()) return order;
+  auto cost = [&](int v) { return paths[d][v].seconds(1 << 20); };
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return cost(a) < cost(b); });
+  return order;
+}
+
+class WsSource final : public ChunkSource {
  public:
-  explicit WorkStealing(bool topo) : topo_(topo) {}
-  std::string_view name() const override { return topo_ ? "ws-topo" : "ws"; }
+  WsSource(bool topo, const std::vector<std::vector<int>>* orders) : topo_(topo), orders_(orders) {}
 
   void start(const Plan& plan) override {
+    reset_shared();
     plan_ = plan;
     const std::size_t n = plan.weights.size();
     // Spans are packed as two 32-bit numbers, in units of `quantum_` items.
     quantum_ = std::max<std::uint64_t>(1, (plan.items + (1ull << 31) - 1) >> 31);
-    devs_ = std::vector<PerDevice>(n);
-    rates_ = std::vector<RateTracker>(n);
+    if (!devs_ || n_ != n) {
+      devs_ = std::make_unique<PerDevice[]>(n);
+      n_ = n;
+    }
+    if (rates_.size() != n) rates_ = std::vector<RateTracker>(n);
+    for (auto& r : rates_) r.reset();
     units_ = (plan.items + quantum_ - 1) / quantum_;
     active_ = static_cast<int>(
         std::count_if(plan.weights.begin(), plan.weights.end(), [](double w) { return w > 0; }));
     std::vector<Span> shares = proportional_shares(units_, plan.weights);
     for (std::size_t d = 0; d < n; ++d) {
-      devs_[d].sticky = static_cast<int>((d + 1) % n);
+      PerDevice& p = devs_[d];
+      p.deque.reset();
+      p.queued.store(0, std::memory_order_relaxed);
+      p.started.store(0, std::memory_order_relaxed);
+      p.sticky = static_cast<int>((d + 1) % n);
       if (!shares[d].empty()) push(static_cast<int>(d), shares[d]);
-      if (topo_) devs_[d].order = nearest_first(static_cast<int>(d));
     }
   }
 
   std::optional<Take> next(int dev) override {
-    if (plan_.weights[dev] <= 0) return std::nullopt;  // cannot run this kernel: never steals
+    if (aborted()) return std::nullopt;
+    if (plan_.weights[dev] <= 0) {  // joined after a failure: it takes what was given back
+      if (auto orphan = take_orphan(plan_.max_chunk)) return Take{*orphan};
+      return std::nullopt;
+    }
     const std::uint64_t grain = chunk_for(dev);
     if (auto orphan = take_orphan(grain * quantum_)) {  // orphans are in items
       note_started(dev, orphan->size());
@@ -57,7 +81,21 @@ class WorkStealing final : public Policy {
   }
 
   void retire(int dev) override {
-    while (auto s = pop(dev)) give_back(to_items(*s));
+    while (auto s = pop(dev)) store_orphan(to_items(*s));
+  }
+
+  bool exhausted() const override {
+    return aborted() || (unstarted() == 0 && !has_orphans());
+  }
+
+  // Called by dev's own worker (pays() uses its scratch).
+  bool stealable(int dev) const override {
+    if (has_orphans()) return true;
+    for (std::size_t v = 0; v < n_; ++v)
+      if (int(v) != dev && devs_[v].queued.load(std::memory_order_relaxed) > 0 &&
+          (!topo_ || const_cast<WsSource*>(this)->pays(dev, int(v))))
+        return true;
+    return false;
   }
 
  private:
@@ -65,7 +103,6 @@ class WorkStealing final : public Policy {
     ChaseLevDeque deque;
     std::atomic<std::int64_t> queued{0};  // units in the deque (approximate under races)
     int sticky = 0;                       // ws: the victim to try first
-    std::vector<int> order;               // ws-topo: victims, nearest first
     std::uint64_t rng = 0x9e3779b97f4a7c15ull;
     std::vector<double> rates;  // scratch for effective_rates, owner only
     // Items this device has started; written by its owner only, so a plain
@@ -73,18 +110,23 @@ class WorkStealing final : public Policy {
     alignas(64) std::atomic<std::uint64_t> started{0};
   };
 
+  void started_again(int dev, std::uint64_t items) override {
+    auto& c = devs_[dev].started;
+    const std::uint64_t now = c.load(std::memory_order_relaxed);
+    c.store(now >= items ? now - items : 0, std::memory_order_relaxed);
+  }
   void note_started(int dev, std::uint64_t items) {
     auto& c = devs_[dev].started;
     c.store(c.load(std::memory_order_relaxed) + items, std::memory_order_relaxed);
   }
   std::uint64_t unstarted() const {
     std::uint64_t started = 0;
-    for (const auto& d : devs_) started += d.started.load(std::memory_order_relaxed);
+    for (std::size_t d = 0; d < n_; ++d) started += devs_[d].started.load(std::memory_order_relaxed);
     return started >= plan_.items ? 0 : plan_.items - started;
   }
 
-  // Inside the policy spans count units of `quantum_` items (1 unless there are
-  // more than 2^31 items); deque words pack a unit span's two ends.
+  // Inside the source spans count units of `quantum_` items (1 unless there
+  // are more than 2^31 items); deque words pack a unit span's two ends.
   static std::uint64_t encode(Span u) { return u.begin << 32 | u.end; }
   static Span decode(std::uint64_t w) { return {w >> 32, w & 0xffffffffu}; }
   Span to_items(Span u) const {
@@ -128,6 +170,7 @@ class WorkStealing final : public Policy {
         rest.end = mid;
       }
       if (!rest.empty()) push(dev, rest);
+      t.left_work = true;
     }
     s = to_items(s);
     note_started(dev, s.size());
@@ -135,7 +178,7 @@ class WorkStealing final : public Policy {
   }
 
   std::optional<Take> steal(int thief, std::uint64_t grain) {
-    const int n = static_cast<int>(devs_.size());
+    const int n = static_cast<int>(n_);
     auto try_victim = [&](int v) -> std::optional<Take> {
       if (v == thief || devs_[v].queued.load(std::memory_order_relaxed) <= 0) return std::nullopt;
       if (topo_ && !pays(thief, v)) return std::nullopt;
@@ -147,7 +190,7 @@ class WorkStealing final : public Policy {
       return run(Take{s, v}, grain, thief);
     };
     if (topo_) {
-      for (int v : devs_[thief].order)
+      for (int v : (*orders_)[thief])
         if (auto t = try_victim(v)) return t;
       return std::nullopt;
     }
@@ -171,32 +214,64 @@ class WorkStealing final : public Policy {
     if (!(r[thief] > 0) || !(r[v] > 0)) return true;
     const double half = queued / 2;  // items
     double move = 0;
-    if (!plan_.paths.empty()) move = plan_.paths[thief][v].seconds(half * plan_.bytes_per_item);
+    if (plan_.paths && !plan_.paths->empty())
+      move = (*plan_.paths)[thief][v].seconds(half * plan_.bytes_per_item);
     return move + half / r[thief] < queued / r[v];
   }
 
-  std::vector<int> nearest_first(int d) const {
-    std::vector<int> order;
-    for (int v = 0; v < static_cast<int>(plan_.weights.size()); ++v)
-      if (v != d) order.push_back(v);
-    if (plan_.paths.empty()) return order;
-    auto cost = [&](int v) { return plan_.paths[d][v].seconds(1 << 20); };
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return cost(a) < cost(b); });
-    return order;
-  }
-
   bool topo_;
+  const std::vector<std::vector<int>>* orders_;  // ws-topo: the policy's victim orders
   Plan plan_;
   std::uint64_t quantum_ = 1, units_ = 0;
   int active_ = 1;  // devices that can run the kernel
-  std::vector<PerDevice> devs_;
+  std::unique_ptr<PerDevice[]> devs_;
+  std::size_t n_ = 0;
   std::vector<RateTracker> rates_;
+};
+
+class WsPolicy final : public SchedulingPolicy {
+ public:
+  WsPolicy(bool topo, const MachineView& m) : topo_(topo) {
+    for (int d = 0; d < m.devices; ++d) orders_.push_back(nearest_first(d, m.devices, m.paths));
+  }
+
+  // The device that already holds the task's inputs, when moving them
+  // anywhere else costs more than a queue hop; else whoever is free first.
+  int place(const TaskShape& task) override {
+    if (task.transfer_s.empty()) return kAnyDevice;
+    int best = kAnyDevice;
+    double best_s = 0, second_s = 0;
+    for (std::size_t d = 0; d < task.transfer_s.size(); ++d) {
+      if (!(task.weights[d] > 0)) continue;
+      const double s = task.transfer_s[d];
+      if (best < 0 || s < best_s) {
+        second_s = best < 0 ? s : best_s;
+        best = int(d), best_s = s;
+      } else if (s < second_s) {
+        second_s = s;
+      }
+    }
+    constexpr double kQueueHopS = 10e-6;
+    return best >= 0 && second_s - best_s > kQueueHopS ? best : kAnyDevice;
+  }
+  bool steals() const override { return true; }
+  bool wants_transfer_costs() const override { return true; }
+  const std::vector<int>* victim_order(int thief) const override {
+    return topo_ ? &orders_[thief] : nullptr;
+  }
+  std::unique_ptr<ChunkSource> make_chunk_source() override {
+    return std::make_unique<WsSource>(topo_, &orders_);
+  }
+
+ private:
+  bool topo_;
+  std::vector<std::vector<int>> orders_;  // per device, its victims nearest first
 };
 
 }  // namespace
 
-std::unique_ptr<Policy> make_ws_policy(bool topology_aware) {
-  return std::make_unique<WorkStealing>(topology_aware);
+std::unique_ptr<SchedulingPolicy> make_ws_policy(bool topology_aware, const MachineView& machine) {
+  return std::make_unique<WsPolicy>(topology_aware, machine);
 }
 
 }  // namespace baton::detail

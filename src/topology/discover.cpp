@@ -53,4 +53,43 @@ const HostInfo& host_info() {
   return info;
 }
 
+#ifdef BATON_HAVE_HWLOC
+namespace {
+
+// The machine with its PCI devices, loaded once; null where hwloc fails.
+hwloc_topology_t io_topology() {
+  static hwloc_topology_t topo = [] {
+    hwloc_topology_t t = nullptr;
+    if (hwloc_topology_init(&t) != 0) return hwloc_topology_t{};
+    hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+    if (hwloc_topology_load(t) != 0) {
+      hwloc_topology_destroy(t);
+      return hwloc_topology_t{};
+    }
+    return t;
+  }();
+  return topo;
+}
+
+}  // namespace
+
+std::vector<unsigned> cpus_near_pci(const std::string& pci_bus_id) {
+  std::vector<unsigned> cpus;
+  hwloc_topology_t topo = io_topology();
+  if (!topo || pci_bus_id.empty()) return cpus;
+  hwloc_obj_t pci = hwloc_get_pcidev_by_busidstring(topo, pci_bus_id.c_str());
+  if (!pci) return cpus;
+  hwloc_obj_t near = hwloc_get_non_io_ancestor_obj(topo, pci);
+  hwloc_const_cpuset_t all = hwloc_topology_get_topology_cpuset(topo);
+  if (!near || !near->cpuset || hwloc_bitmap_isequal(near->cpuset, all)) return cpus;
+  for (int i = hwloc_bitmap_first(near->cpuset); i >= 0; i = hwloc_bitmap_next(near->cpuset, i))
+    cpus.push_back(unsigned(i));
+  return cpus;
+}
+#else
+std::vector<unsigned> cpus_near_pci(const std::string&) {
+  return {};
+}
+#endif
+
 }  // namespace baton::detail

@@ -1,9 +1,11 @@
-// What the host is made of: cores, hardware threads, NUMA nodes, memory.
-// hwloc where the build has it, sysconf and /proc otherwise.
+// What the host is made of: cores, hardware threads, NUMA nodes, memory, and
+// which CPUs sit next to a PCI device. hwloc where the build has it, sysconf
+// and /proc otherwise.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace baton::detail {
 
@@ -18,5 +20,9 @@ struct HostInfo {
 
 // Discovered once per process and cached.
 const HostInfo& host_info();
+
+// The CPUs (OS numbers) of the NUMA node closest to the PCI device at
+// `pci_bus_id` ("0000:19:00.0"); empty when unknown or when that is every CPU.
+std::vector<unsigned> cpus_near_pci(const std::string& pci_bus_id);
 
 }  // namespace baton::detail

@@ -3,7 +3,6 @@
 
 #include "baton/error.hpp"
 #include "baton/topology.hpp"
-#include "topology/link_kind.hpp"
 
 namespace baton {
 
@@ -84,13 +83,3 @@ std::optional<PathCost> Topology::path(const std::string& a, const std::string& 
 }
 
 }  // namespace baton
-
-namespace baton::detail {
-
-LinkKind parse_link_kind(const std::string& text, const std::string& where) {
-  for (LinkKind k : {LinkKind::nvlink, LinkKind::pcie, LinkKind::sys, LinkKind::virt})
-    if (text == to_string(k)) return k;
-  raise(Errc::bad_topology, where, "link kind '" + text + "' is not nvlink, pcie, sys or virtual");
-}
-
-}  // namespace baton::detail

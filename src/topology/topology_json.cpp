@@ -9,7 +9,6 @@
 
 #include "baton/error.hpp"
 #include "baton/topology.hpp"
-#include "topology/link_kind.hpp"
 
 namespace baton {
 
@@ -62,7 +61,7 @@ Topology Topology::from_json(const std::string& text, const std::string& origin)
       for (const char* key : {"gbps", "latency_us"})
         if (!l.contains(key) || !l[key].is_number()) bad(ctx + " needs a number field " + key);
       TopoLink link{l["a"].get<std::string>(), l["b"].get<std::string>(),
-                    detail::parse_link_kind(l["kind"].get<std::string>(), origin + ": " + ctx),
+                    parse_link_kind(l["kind"].get<std::string>(), origin + ": " + ctx),
                     l["gbps"].get<double>(), l["latency_us"].get<double>()};
       for (const auto& end : {link.a, link.b})
         if (!ids.count(end)) bad(ctx + " names unknown node '" + end + "'");

@@ -53,6 +53,16 @@ Kernel saxpy_kernel() {
   return k;
 }
 
+Kernel count_kernel() {
+  Kernel k("count");
+  k.cpu([](Span s, const KernelArgs& a) {
+    int* c = a.ptr<int>(0);
+    for (std::uint64_t i = s.begin; i < s.end; ++i) c[i] += 1;
+  });
+  add_gpu_code(k, "baton_count");
+  return k;
+}
+
 Kernel empty_kernel() {
   Kernel k("empty");
   k.cpu([](Span, const KernelArgs&) {});

@@ -12,6 +12,8 @@ namespace baton::workloads {
 Kernel fma_kernel(int iters_for_sim_cost, bool with_cpu = true);
 // y[i] = a*x[i] + y[i]. Arguments: float a, in(float x), inout(float y).
 Kernel saxpy_kernel();
+// c[i] += 1: each item counts how often it ran. Arguments: inout(int c).
+Kernel count_kernel();
 // Does nothing: for measuring per-chunk overhead. No arguments.
 Kernel empty_kernel();
 

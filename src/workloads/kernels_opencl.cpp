@@ -20,6 +20,12 @@ __kernel void baton_saxpy(ulong begin, ulong end, float a, __global const float*
   y[i] = a * x[i] + y[i];
 }
 
+__kernel void baton_count(ulong begin, ulong end, __global int* c) {
+  const ulong i = begin + get_global_id(0);
+  if (i >= end) return;
+  c[i] += 1;
+}
+
 __kernel void baton_empty(ulong begin, ulong end) {
   (void)begin;
   (void)end;

@@ -15,6 +15,7 @@
 #include "device/backend.hpp"
 #include "device/cuda/builtin_fatbin.hpp"
 #include "device/cuda/cuda_device.hpp"
+#include "support/backend_fixture.hpp"
 
 namespace baton::test {
 
@@ -34,9 +35,7 @@ inline std::optional<std::string> cuda_missing() {
   } while (0)
 
 // Devices of one spec item ("0", "0/64+32"), with the topology they registered.
-struct CudaSet {
-  Topology topo;
-  detail::BackendContext ctx{topo};
+struct CudaSet : BackendFixture {
   detail::DeviceList devices;
   explicit CudaSet(const std::string& args) : devices(detail::cuda_backend().create(args, ctx)) {}
   cuda::CudaDevice& operator[](std::size_t i) {

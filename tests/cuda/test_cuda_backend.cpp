@@ -6,8 +6,8 @@ using namespace baton::test;
 
 TEST(CudaBackend, RejectsMalformedSpecs) {
   BATON_REQUIRE_CUDA();
-  Topology topo;
-  detail::BackendContext ctx(topo);
+  BackendFixture f;
+  detail::BackendContext& ctx = f.ctx;
   for (const char* bad : {"x", "0,1", "-1", "0/", "0/8+", "1a"}) {
     try {
       detail::cuda_backend().create(bad, ctx);
@@ -36,6 +36,7 @@ TEST(CudaBackend, DescribesAWholeGpu) {
   EXPECT_NE(info.memory_node, kHostNode);
   EXPECT_GT(info.compute_units, 0);
   EXPECT_GT(info.memory_bytes, 1ull << 30);
+  EXPECT_EQ(info.pci_bus_id.size(), 12u) << info.pci_bus_id;  // "0000:19:00.0"
   EXPECT_EQ(info.pipeline_depth, 3);
   const auto& p = set[0].gpu().props();
   EXPECT_DOUBLE_EQ(info.peak_gflops, double(p.sm_count) *
@@ -43,8 +44,9 @@ TEST(CudaBackend, DescribesAWholeGpu) {
                                          p.clock_khz * 1e-6);
   std::cout << "  " << info.name << ": " << info.description << ", peak " << info.peak_gflops
             << " GFLOP/s\n";
-  ASSERT_TRUE(set.topo.has_node("gpu0"));
-  auto link = set.topo.link("gpu0", "host");
+  const Topology topo = set.topology();
+  ASSERT_TRUE(topo.has_node("gpu0"));
+  auto link = topo.link("gpu0", "host");
   ASSERT_TRUE(link);
   EXPECT_EQ(link->kind, LinkKind::pcie);
   EXPECT_GT(link->gbps, 10);

@@ -28,8 +28,8 @@ TEST(CudaPartitions, SplitsAGpuIntoDevicesOfTheAskedSizes) {
 TEST(CudaPartitions, BadSizesSayWhatWouldFit) {
   BATON_REQUIRE_CUDA();
   if (!cuda::driver().has_green_contexts) GTEST_SKIP() << "driver without green contexts";
-  Topology topo;
-  detail::BackendContext ctx(topo);
+  BackendFixture f;
+  detail::BackendContext& ctx = f.ctx;
   for (const char* bad : {"0/60", "0/64+64+64"}) {
     try {
       detail::cuda_backend().create(bad, ctx);

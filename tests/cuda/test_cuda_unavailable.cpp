@@ -7,8 +7,8 @@ using namespace baton;
 using namespace baton::test;
 
 TEST(CudaUnavailable, BackendExplainsWhy) {
-  Topology topo;
-  detail::BackendContext ctx(topo);
+  BackendFixture f;
+  detail::BackendContext& ctx = f.ctx;
   if (!cuda_missing()) GTEST_SKIP() << "a CUDA driver is present: nothing to explain";
   try {
     detail::cuda_backend().create("", ctx);

@@ -12,11 +12,13 @@
 #include "baton/error.hpp"
 #include "device/backend.hpp"
 #include "device/opencl/opencl_device.hpp"
+#include "support/backend_fixture.hpp"
 
 namespace baton::test {
 
 struct OpenclDevices {
-  Topology topology;
+  BackendFixture backend;
+  Topology topology;  // what the backend described
   detail::DeviceList devices;
   std::string unavailable;  // why there are none
 };
@@ -25,9 +27,9 @@ inline OpenclDevices& opencl_devices() {
   static OpenclDevices* opened = [] {
     // Never destroyed: at exit the OpenCL driver may be torn down before us.
     auto* d = new OpenclDevices;
-    detail::BackendContext ctx(d->topology);
     try {
-      d->devices = detail::opencl_backend().create("", ctx);
+      d->devices = detail::opencl_backend().create("", d->backend.ctx);
+      d->topology = d->backend.topology();
     } catch (const Error& e) {
       if (e.code() != Errc::backend_unavailable) throw;
       d->unavailable = e.what();

@@ -4,13 +4,14 @@
 
 #include "baton/error.hpp"
 #include "device/backend.hpp"
+#include "support/backend_fixture.hpp"
 
 namespace baton::detail {
 namespace {
 
 TEST(OpenclNoDriver, IsUnavailableWithTheReason) {
-  Topology topo;
-  BackendContext ctx(topo);
+  test::BackendFixture f;
+  BackendContext& ctx = f.ctx;
   try {
     auto devices = opencl_backend().create("", ctx);
     // Only ocl-icd honours OCL_ICD_VENDORS; a vendor's own loader (the NVIDIA

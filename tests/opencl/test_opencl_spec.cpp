@@ -85,6 +85,17 @@ TEST(OpenclSpec, NoDeviceAnywhereIsUnavailable) {
   EXPECT_EQ(error_of("0.0", empty).code(), Errc::bad_device_spec);
 }
 
+TEST(OpenclErrors, CodesAreSortedIntoUsageErrorsAndDeviceFaults) {
+  EXPECT_EQ(classify(CL_INVALID_KERNEL_NAME), Errc::invalid_argument);
+  EXPECT_EQ(classify(CL_INVALID_ARG_SIZE), Errc::invalid_argument);
+  EXPECT_EQ(classify(CL_INVALID_WORK_GROUP_SIZE), Errc::invalid_argument);
+  EXPECT_EQ(classify(CL_BUILD_PROGRAM_FAILURE), Errc::compile_failed);
+  EXPECT_EQ(classify(CL_MEM_OBJECT_ALLOCATION_FAILURE), Errc::out_of_memory);
+  EXPECT_EQ(classify(CL_OUT_OF_RESOURCES), Errc::device_failed);
+  EXPECT_EQ(classify(CL_DEVICE_NOT_AVAILABLE), Errc::device_failed);
+  EXPECT_EQ(classify(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST), Errc::device_failed);
+}
+
 TEST(OpenclErrors, StatusNames) {
   EXPECT_EQ(cl_error_name(CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES");
   EXPECT_EQ(cl_error_name(CL_INVALID_KERNEL_NAME), "CL_INVALID_KERNEL_NAME");
@@ -94,7 +105,7 @@ TEST(OpenclErrors, StatusNames) {
     check(CL_INVALID_VALUE, "clEnqueueWriteBuffer", "opencl0.0");
     FAIL() << "check() let a failure through";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), Errc::device_failed);
+    EXPECT_EQ(e.code(), Errc::invalid_argument);  // a usage error, not a device fault
     EXPECT_EQ(e.where(), "opencl0.0");
     EXPECT_NE(std::string(e.what()).find("clEnqueueWriteBuffer: CL_INVALID_VALUE"),
               std::string::npos);
@@ -127,8 +138,8 @@ TEST(OpenclBackend, OpensEveryDeviceWithItsOwnMemoryNodeAndTopologyNode) {
 
 TEST(OpenclBackend, RealSpecsOutOfRangeAreBadSpecs) {
   BATON_REQUIRE_OPENCL();
-  Topology topo;
-  BackendContext ctx(topo);
+  test::BackendFixture f;
+  BackendContext& ctx = f.ctx;
   for (const char* args : {"99", "99.0", "0.99"}) {
     try {
       opencl_backend().create(args, ctx);
@@ -141,8 +152,8 @@ TEST(OpenclBackend, RealSpecsOutOfRangeAreBadSpecs) {
 
 TEST(OpenclBackend, OneDeviceSpecOpensThatDevice) {
   BATON_REQUIRE_OPENCL();
-  Topology topo;
-  BackendContext ctx(topo);
+  test::BackendFixture f;
+  BackendContext& ctx = f.ctx;
   const DeviceList one = opencl_backend().create("0.0", ctx);
   ASSERT_EQ(one.size(), 1u);
   EXPECT_EQ(one[0]->name(), "opencl0.0");

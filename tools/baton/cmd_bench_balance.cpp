@@ -8,6 +8,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -15,7 +16,6 @@
 #include "baton/runtime.hpp"
 #include "baton/sim.hpp"
 #include "commands.hpp"
-#include "common/tunables.hpp"
 #include "sched/policy.hpp"
 #include "table.hpp"
 #include "workloads/balance_kernels.hpp"
@@ -25,8 +25,8 @@ namespace baton::cli {
 namespace {
 
 struct BalanceArgs {
-  std::string devices = detail::tunable("BATON_DEVICES");
-  std::string policies = "static,weighted,ws,ws-topo";
+  std::string devices = env_options().devices;
+  std::string policies = detail::policy_names();
   std::uint64_t items = 1 << 20;
   std::uint64_t chunk = 0;
   int iters = 256;
@@ -71,15 +71,13 @@ void run_balance(const BalanceArgs& args) {
     raise(Errc::invalid_argument, "bench balance",
           "--items, --iters and --repeat must be at least 1");
   std::vector<std::string> policy_names = split(args.policies, ',');
-  for (const auto& p : policy_names) detail::make_policy(p);  // fail early on a bad name
-  Options opt;
+  for (const auto& p : policy_names) detail::find_policy(p);  // fail early on a bad name
+  Options opt = env_options();
   opt.devices = args.devices;
-  opt.topology_file = detail::tunable("BATON_TOPO_FILE");
   Runtime rt(opt);
   const auto& devs = rt.devices();
-  const bool sim =
-      std::all_of(devs.begin(), devs.end(), [](const auto& d) { return sim::is_sim(*d); });
-  // Sim devices only need the cost; real ones compute and are checked.
+  // On virtual time only the cost matters; real devices compute and are checked.
+  const bool sim = rt.clock().is_virtual();
   Kernel k = workloads::fma_kernel(args.iters, !sim);
   const float a = 0.999f, b = 0.001f;
   auto input = rt.buffer<float>(args.items), output = rt.buffer<float>(args.items);
@@ -91,15 +89,20 @@ void run_balance(const BalanceArgs& args) {
   const Range range{args.items, args.chunk};
   progress("calibrating each device alone...");
   std::vector<double> alone = rt.calibrate(range, k, in(input), out(output), a, b, args.iters);
+  // --slowdown: device DEV slows down at half of each run's oracle time and
+  // recovers after it; the run is measured against what the devices could
+  // have done with that slow-down (sim::oracle_seconds).
+  std::size_t slow_dev = 0;
+  double slow_factor = 1, half_s = 0;
   if (!args.slowdown.empty()) {
     if (!sim) raise(Errc::invalid_argument, "--slowdown", "only sim devices can be slowed down");
-    auto [dev, factor] = parse_slowdown(args.slowdown, devs.size());
+    std::tie(slow_dev, slow_factor) = parse_slowdown(args.slowdown, devs.size());
     double total = 0;
     for (double r : alone) total += r;
-    double half = double(args.items) / total / 2;
-    double speed = devs[dev]->info().peak_gflops / factor;
-    sim::change_speed(*devs[dev], half, speed);
+    half_s = double(args.items) / total / 2;
   }
+  std::vector<const Device*> all;
+  for (const auto& d : devs) all.push_back(d.get());
   // The check: every output written (the output is poisoned before each run)
   // and about 4096 evenly spread items equal to a host reference, which keeps
   // the host's share of the work small next to GPU-sized runs.
@@ -132,8 +135,16 @@ void run_balance(const BalanceArgs& args) {
         auto o = output.host();
         std::fill(o.begin(), o.end(), std::nanf(""));
       }
-      reps.push_back(rt.parallel_for(range, k, in(input), out(output), a, b, args.iters,
-                                     Policy::by_name(policy_names[p])));
+      const double speed = devs[slow_dev]->info().peak_gflops;
+      if (half_s > 0) sim::change_speed(*devs[slow_dev], rt.clock().now() + half_s, speed / slow_factor);
+      RunStats run = rt.parallel_for(range, k, in(input), out(output), a, b, args.iters,
+                                     Policy::by_name(policy_names[p]));
+      if (half_s > 0) {
+        sim::change_speed(*devs[slow_dev], run.start_s + run.makespan_s, speed);
+        run.oracle_s = sim::oracle_seconds(all, k.cost_of({0, args.items}), run.start_s);
+        run.efficiency = run.makespan_s > 0 ? run.oracle_s / run.makespan_s : 0;
+      }
+      reps.push_back(run);
       if (!sim) {
         auto got = output.read();
         for (std::size_t i = 0; i < args.items; ++i) {

@@ -5,24 +5,20 @@
 
 #include "baton/devices.hpp"
 #include "commands.hpp"
-#include "common/tunables.hpp"
-#include "table.hpp"
-#ifdef BATON_HAVE_CUDA
 #include "resource/nvml.hpp"
-#endif
+#include "table.hpp"
 
 namespace baton::cli {
 
 static void print_config() {
   Table t({"variable", "value", "default", "meaning"});
-  for (const auto& v : detail::tunables())
-    t.add({v.env, detail::tunable(v.env), v.default_value, v.description});
+  for (const auto& v : describe_options(env_options()))
+    t.add({v.env, v.value, v.default_value, v.description});
   std::fputs(t.str().c_str(), stdout);
 }
 
 // One NVML reading of every GPU: the resource manager's live view.
 static void print_telemetry() {
-#ifdef BATON_HAVE_CUDA
   const Nvml& nvml = Nvml::get();
   if (!nvml.available()) {
     std::printf("telemetry: NVML not available: %s\n", nvml.error().c_str());
@@ -36,16 +32,13 @@ static void print_telemetry() {
              bytes(s->memory_used), bytes(s->memory_free), fixed(s->power_w, 1),
              std::to_string(s->sm_clock_mhz), std::to_string(s->temperature_c)});
   std::fputs(t.str().c_str(), stdout);
-#else
-  std::printf("telemetry: this build has no CUDA backend, so no NVML\n");
-#endif
 }
 
 void add_devices_command(CLI::App& app) {
   auto* cmd =
       app.add_subcommand("devices", "List the devices a spec opens (default: all detected)");
   cmd->footer("Device specs (--devices or BATON_DEVICES):\n" + device_spec_help());
-  auto spec = std::make_shared<std::string>(detail::tunable("BATON_DEVICES"));
+  auto spec = std::make_shared<std::string>(env_options().devices);
   auto json = std::make_shared<bool>(false);
   auto config = std::make_shared<bool>(false);
   auto topo = std::make_shared<bool>(false);
@@ -77,7 +70,8 @@ void add_devices_command(CLI::App& app) {
                                 {"peak_gflops", i.peak_gflops},
                                 {"memory_bytes", i.memory_bytes},
                                 {"memory_node", i.memory_node},
-                                {"topology_id", i.topology_id}});
+                                {"topology_id", i.topology_id},
+                                {"pci_bus_id", i.pci_bus_id}});
       }
       j["notes"] = set.notes;
       std::printf("%s\n", j.dump(2).c_str());

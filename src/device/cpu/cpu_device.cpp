@@ -3,17 +3,24 @@
 #include <cstring>
 
 #include "baton/error.hpp"
-#include "common/tunables.hpp"
 #include "device/backend.hpp"
-#include "device/completed_event.hpp"
 #include "device/host_memory.hpp"
-#include "topology/discover.hpp"
 
 namespace baton::detail {
 
+namespace {
+// A cpu queue runs each command as it is enqueued: its events are complete when recorded.
+class DoneEvent final : public Event {
+ public:
+  void wait() override {}
+  bool ready() override { return true; }
+  bool wait_for(double) override { return true; }
+};
+}  // namespace
+
 class CpuDevice::CpuQueue final : public Queue {
  public:
-  explicit CpuQueue(CpuDevice& dev) : dev_(dev), done_(std::make_shared<CompletedEvent>()) {}
+  explicit CpuQueue(CpuDevice& dev) : dev_(dev), done_(std::make_shared<DoneEvent>()) {}
   void write(DeviceMemory dst, std::size_t off, const void* host, std::size_t bytes) override {
     std::memcpy(static_cast<char*>(dst.ptr) + off, host, bytes);
   }
@@ -69,16 +76,10 @@ bool CpuDevice::copy_from_peer(Queue& q, DeviceMemory dst, std::size_t doff, Dev
   return true;
 }
 
-static int host_threads() {
-  int configured = static_cast<int>(tunable_number("BATON_CPU_THREADS"));
-  if (configured > 0) return configured;
-  return host_info().threads;
-}
-
 // "" -> one device of all threads; "N" -> N devices sharing the threads; "NxT" -> N of T.
-static std::pair<int, int> parse_cpu_args(const std::string& args) {
+static std::pair<int, int> parse_cpu_args(const std::string& args, int host_threads) {
   const std::string where = "cpu:" + args;
-  if (args.empty()) return {1, host_threads()};
+  if (args.empty()) return {1, host_threads};
   std::size_t x = args.find('x');
   auto number = [&](const std::string& s) {
     if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 4)
@@ -90,7 +91,7 @@ static std::pair<int, int> parse_cpu_args(const std::string& args) {
   };
   int devices = number(args.substr(0, x));
   if (x != std::string::npos) return {devices, number(args.substr(x + 1))};
-  return {devices, std::max(1, host_threads() / devices)};
+  return {devices, std::max(1, host_threads / devices)};
 }
 
 Backend cpu_backend() {
@@ -101,15 +102,16 @@ Backend cpu_backend() {
       "  cpu:N                 N devices sharing the threads evenly\n"
       "  cpu:NxT               N devices of T threads each\n";
   b.create = [](const std::string& args, BackendContext& ctx) {
-    auto [count, threads] = parse_cpu_args(args);
-    ctx.topology().add_node({"cpu", "cpu"});
-    ctx.topology().add_link({"cpu", "host", LinkKind::sys, 20.0, 0.1});
+    const int configured = ctx.options().cpu_threads;
+    auto [count, threads] = parse_cpu_args(args, configured > 0 ? configured : ctx.host().threads);
+    ctx.add_node({"cpu", "cpu"});
+    ctx.add_link({"cpu", "host", LinkKind::sys, 20.0, 0.1});
     DeviceList list;
     for (int i = 0; i < count; ++i) {
       DeviceInfo info;
       info.name = "cpu" + std::to_string(i);
-      info.description = host_info().cpu_model + ", " + std::to_string(threads) + " thread(s)";
-      info.memory_bytes = host_info().memory_bytes;
+      info.description = ctx.host().cpu_model + ", " + std::to_string(threads) + " thread(s)";
+      info.memory_bytes = ctx.host().memory_bytes;
       info.backend = BackendKind::cpu;
       info.topology_id = "cpu";
       info.memory_node = kHostNode;

@@ -9,7 +9,6 @@
 #include "device/backend.hpp"
 #include "device/cuda/cuda_device.hpp"
 #include "device/cuda/green_partition.hpp"
-#include "resource/nvml.hpp"
 
 namespace baton::detail {
 namespace {
@@ -18,10 +17,9 @@ using namespace baton::cuda;
 
 // Pinned PCIe Gen5 x16 per direction, as measured on the H200 host
 // (docs/results/cuda-backend.md); the launch-to-first-byte cost of a DMA.
+// NVLink between GPUs is the resource layer's to add, from NVML.
 constexpr double kPcieGbps = 55.0;
 constexpr double kPcieLatencyUs = 2.0;
-// NVLink 3 and 4 move 25 GB/s per link and direction.
-constexpr double kNvlinkGbpsPerLink = 25.0;
 
 std::string gib(std::uint64_t bytes) {
   char text[32];
@@ -36,52 +34,31 @@ DeviceInfo base_info(const Gpu& gpu) {
   info.topology_id = gpu.topology_id();
   info.memory_node = gpu.memory_node();
   info.memory_bytes = p.memory_bytes;
+  info.pci_bus_id = p.pci_bus_id;
   info.pipeline_depth = 3;  // copy in, compute, copy out overlapped
   info.description = p.model + ", sm_" + std::to_string(p.cc_major * 10 + p.cc_minor) + ", " +
                      gib(p.memory_bytes) + ", " + std::to_string(p.clock_khz / 1000) + " MHz";
   return info;
 }
 
-void add_topology(const Gpu& gpu, Topology& topo) {
-  topo.add_node({gpu.topology_id(), "gpu"});
-  if (!topo.has_node("host")) topo.add_node({"host", "host"});
-  topo.add_link({gpu.topology_id(), "host", LinkKind::pcie, kPcieGbps, kPcieLatencyUs});
-  // NVLink to every GPU already in the topology, where NVML reports one.
-  const Nvml& nvml = Nvml::get();
-  const int self = nvml.index_of_pci_bus_id(gpu.props().pci_bus_id);
-  if (self < 0) return;
-  for (const TopoNode& node : topo.nodes()) {
-    int other = -1;
-    if (node.kind != "gpu" || node.id == gpu.topology_id() || node.id.rfind("gpu", 0) != 0)
-      continue;
-    const std::string digits = node.id.substr(3);
-    if (std::from_chars(digits.data(), digits.data() + digits.size(), other).ec != std::errc())
-      continue;
-    char bus[64] = {};
-    CUdevice dev = 0;
-    if (driver().cuDeviceGet(&dev, other) != CUDA_SUCCESS ||
-        driver().cuDeviceGetPCIBusId(bus, int(sizeof bus), dev) != CUDA_SUCCESS)
-      continue;
-    const int peer = nvml.index_of_pci_bus_id(bus);
-    if (peer < 0 || !nvml.nvlink_between(unsigned(self), unsigned(peer))) continue;
-    const double gbps = kNvlinkGbpsPerLink * nvml.active_nvlinks(unsigned(self));
-    topo.add_link({gpu.topology_id(), node.id, LinkKind::nvlink, gbps, 1.0});
-  }
+void add_topology(const Gpu& gpu, BackendContext& ctx) {
+  ctx.add_node({gpu.topology_id(), "gpu"});
+  ctx.add_link({gpu.topology_id(), "host", LinkKind::pcie, kPcieGbps, kPcieLatencyUs});
 }
 
-DeviceList whole_gpu(const std::shared_ptr<Gpu>& gpu) {
+DeviceList whole_gpu(const std::shared_ptr<Gpu>& gpu, bool zero_copy) {
   DeviceInfo info = base_info(*gpu);
   info.name = gpu->name();
   info.compute_units = gpu->props().sm_count;
   info.peak_gflops = gpu->peak_gflops(info.compute_units);
   info.description += ", " + std::to_string(info.compute_units) + " SMs";
   DeviceList list;
-  list.push_back(std::make_unique<CudaDevice>(std::move(info), Context::primary(gpu)));
+  list.push_back(std::make_unique<CudaDevice>(std::move(info), Context::primary(gpu), zero_copy));
   return list;
 }
 
 DeviceList partitions(const std::shared_ptr<Gpu>& gpu, const std::vector<int>& sizes,
-                      const std::string& where) {
+                      const std::string& where, bool zero_copy) {
   DeviceList list;
   const auto contexts = create_partitions(gpu, sizes, where);
   for (std::size_t i = 0; i < contexts.size(); ++i) {
@@ -92,7 +69,7 @@ DeviceList partitions(const std::shared_ptr<Gpu>& gpu, const std::vector<int>& s
     info.description += ", partition " + std::to_string(i) + ": " +
                         std::to_string(info.compute_units) + " of " +
                         std::to_string(gpu->props().sm_count) + " SMs (green context)";
-    list.push_back(std::make_unique<CudaDevice>(std::move(info), contexts[i]));
+    list.push_back(std::make_unique<CudaDevice>(std::move(info), contexts[i], zero_copy));
   }
   return list;
 }
@@ -109,14 +86,15 @@ int parse_ordinal(const std::string& text, const std::string& where) {
 
 DeviceList create(const std::string& args, BackendContext& ctx) {
   const std::string where = args.empty() ? "cuda" : "cuda:" + args;
+  const bool zero_copy = ctx.options().cuda_zero_copy;
   if (args.empty()) {
     int count = 0;  // driver() throws backend_unavailable with the reason
     BATON_CU("cuda", cuDeviceGetCount, &count);
     DeviceList all;
     for (int i = 0; i < count; ++i) {
       auto gpu = Gpu::open(i, ctx.new_memory_node());
-      add_topology(*gpu, ctx.topology());
-      for (auto& dev : whole_gpu(gpu)) all.push_back(std::move(dev));
+      add_topology(*gpu, ctx);
+      for (auto& dev : whole_gpu(gpu, zero_copy)) all.push_back(std::move(dev));
     }
     return all;
   }
@@ -126,8 +104,9 @@ DeviceList create(const std::string& args, BackendContext& ctx) {
   std::vector<int> sizes;
   if (slash != std::string::npos) sizes = parse_partition_sizes(args.substr(slash + 1), where);
   auto gpu = Gpu::open(ordinal, ctx.new_memory_node());
-  DeviceList list = sizes.empty() ? whole_gpu(gpu) : partitions(gpu, sizes, where);
-  add_topology(*gpu, ctx.topology());
+  DeviceList list =
+      sizes.empty() ? whole_gpu(gpu, zero_copy) : partitions(gpu, sizes, where, zero_copy);
+  add_topology(*gpu, ctx);
   return list;
 }
 

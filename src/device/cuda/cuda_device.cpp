@@ -1,14 +1,12 @@
 #include "device/cuda/cuda_device.hpp"
 
-#include "common/tunables.hpp"
-
 namespace baton::cuda {
 
-CudaDevice::CudaDevice(DeviceInfo info, std::shared_ptr<Context> ctx)
+CudaDevice::CudaDevice(DeviceInfo info, std::shared_ptr<Context> ctx, bool zero_copy)
     : Device(std::move(info)), ctx_(std::move(ctx)) {
   modules_ = std::make_unique<ModuleCache>(ctx_, name());
   for (auto& q : queues_) q = std::make_unique<CudaQueue>(ctx_, *modules_, name());
-  zero_copy_ = baton::detail::tunable("BATON_CUDA_ZERO_COPY") == "1" && gpu().props().can_map_host;
+  zero_copy_ = zero_copy && gpu().props().can_map_host;
 }
 
 CudaDevice::~CudaDevice() {

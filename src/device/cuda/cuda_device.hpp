@@ -14,7 +14,8 @@ namespace baton::cuda {
 
 class CudaDevice final : public Device {
  public:
-  CudaDevice(DeviceInfo info, std::shared_ptr<Context> ctx);
+  // zero_copy: every allocation is host memory mapped into the GPU (BATON_CUDA_ZERO_COPY).
+  CudaDevice(DeviceInfo info, std::shared_ptr<Context> ctx, bool zero_copy);
   ~CudaDevice() override;
 
   // Device memory from the GPU's caching allocator, or zero-copy mapped host

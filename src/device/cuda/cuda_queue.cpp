@@ -106,30 +106,40 @@ void CudaQueue::launch(const Kernel& kernel, Span span, const KernelArgs& args) 
   if (span.empty()) return;
 
   // One pointer per parameter: begin, end, then each argument's value (a
-  // CUdeviceptr for a buffer, the raw bytes for a scalar).
+  // CUdeviceptr for a buffer, the raw bytes for a scalar). Kept on the stack
+  // for the usual few arguments: this runs once per task or chunk.
+  constexpr std::size_t kInline = 16;
   unsigned long long begin = span.begin, end = span.end;
-  std::vector<CUdeviceptr> pointers(args.size());
-  std::vector<void*> params;
-  params.reserve(args.size() + 2);
-  params.push_back(&begin);
-  params.push_back(&end);
+  CUdeviceptr pointer_store[kInline];
+  void* param_store[kInline + 2];
+  std::vector<CUdeviceptr> pointer_heap;
+  std::vector<void*> param_heap;
+  CUdeviceptr* pointers = pointer_store;
+  void** params = param_store;
+  if (args.size() > kInline) {
+    pointer_heap.resize(args.size());
+    param_heap.resize(args.size() + 2);
+    pointers = pointer_heap.data();
+    params = param_heap.data();
+  }
+  params[0] = &begin;
+  params[1] = &end;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const LaunchArg& a = args[i];
     if (a.kind == LaunchArg::Kind::buffer) {
       pointers[i] = reinterpret_cast<CUdeviceptr>(a.memory.ptr);
-      params.push_back(&pointers[i]);
+      params[i + 2] = &pointers[i];
     } else {
-      params.push_back(const_cast<unsigned char*>(a.value));
+      params[i + 2] = const_cast<unsigned char*>(a.value);
     }
   }
   const std::uint64_t blocks = (span.size() + kBlock - 1) / kBlock;
   if (blocks > 0x7fffffffu)
     raise(Errc::invalid_argument, where_,
           "span of " + std::to_string(span.size()) + " items is more than one launch can cover");
-  const std::string call = "cuLaunchKernel(" + code->entry + ")";
   CUresult r = driver().cuLaunchKernel(fn, unsigned(blocks), 1, 1, kBlock, 1, 1, 0, stream_,
-                                       params.data(), nullptr);
-  if (r != CUDA_SUCCESS) check(r, call.c_str(), where_);
+                                       params, nullptr);
+  if (r != CUDA_SUCCESS) check(r, ("cuLaunchKernel(" + code->entry + ")").c_str(), where_);
 }
 
 EventPtr CudaQueue::record() {
@@ -148,6 +158,10 @@ void CudaQueue::wait(const EventPtr& event) {
     return;
   }
   event->wait();
+}
+
+bool CudaQueue::can_wait(const EventPtr& event) {
+  return dynamic_cast<CudaEvent*>(event.get()) || event->ready();
 }
 
 void CudaQueue::finish() {

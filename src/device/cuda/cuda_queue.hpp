@@ -44,6 +44,8 @@ class CudaQueue final : public Queue {
   // A CUDA event of this process is waited for on the GPU; any other event
   // on this host thread.
   void wait(const EventPtr& event) override;
+  // Any CUDA event: cuStreamWaitEvent orders work across contexts and GPUs.
+  bool can_wait(const EventPtr& event) override;
   void finish() override;
 
   CUstream stream() const { return stream_; }

@@ -89,8 +89,56 @@ std::string describe(CUresult r) {
          (text ? text : "unknown error");
 }
 
+Errc classify(CUresult r) {
+  switch (r) {
+    case CUDA_ERROR_OUT_OF_MEMORY:
+      return Errc::out_of_memory;
+    // Code the GPU cannot run: a build problem of the kernel.
+    case CUDA_ERROR_INVALID_IMAGE:
+    case CUDA_ERROR_NO_BINARY_FOR_GPU:
+    case CUDA_ERROR_INVALID_PTX:
+    case CUDA_ERROR_UNSUPPORTED_PTX_VERSION:
+    case CUDA_ERROR_JIT_COMPILER_NOT_FOUND:
+    case CUDA_ERROR_JIT_COMPILATION_DISABLED:
+    case CUDA_ERROR_INVALID_SOURCE:
+      return Errc::compile_failed;
+    // The GPU, its context or the driver is gone or broken (the errors after
+    // a faulting kernel are sticky: the context cannot go on).
+    case CUDA_ERROR_NOT_INITIALIZED:
+    case CUDA_ERROR_DEINITIALIZED:
+    case CUDA_ERROR_DEVICE_UNAVAILABLE:
+    case CUDA_ERROR_NO_DEVICE:
+    case CUDA_ERROR_ECC_UNCORRECTABLE:
+    case CUDA_ERROR_NVLINK_UNCORRECTABLE:
+    case CUDA_ERROR_CONTAINED:
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_CONTEXT_IS_DESTROYED:
+    case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_TENSOR_MEMORY_LEAK:
+    case CUDA_ERROR_SYSTEM_NOT_READY:
+    case CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
+    case CUDA_ERROR_MPS_CONNECTION_FAILED:
+    case CUDA_ERROR_MPS_RPC_FAILURE:
+    case CUDA_ERROR_MPS_SERVER_NOT_READY:
+    case CUDA_ERROR_MPS_CLIENT_TERMINATED:
+    case CUDA_ERROR_EXTERNAL_DEVICE:
+    case CUDA_ERROR_UNKNOWN:
+      return Errc::device_failed;
+    // Anything else is the caller's: a bad value, handle, name or launch size.
+    default:
+      return Errc::invalid_argument;
+  }
+}
+
 void check(CUresult r, const char* call, const std::string& where) {
-  if (r != CUDA_SUCCESS) raise(Errc::device_failed, where, std::string(call) + ": " + describe(r));
+  if (r != CUDA_SUCCESS) raise(classify(r), where, std::string(call) + ": " + describe(r));
 }
 
 ContextGuard::ContextGuard(CUcontext ctx) {

@@ -9,6 +9,8 @@
 
 #include <string>
 
+#include "baton/error.hpp"
+
 namespace baton::cuda {
 
 // Every entry point baton calls. X(name) expands once per function.
@@ -90,7 +92,14 @@ const DriverApi& driver();
 // "CUDA_ERROR_OUT_OF_MEMORY: out of memory"
 std::string describe(CUresult r);
 
-// Throws Error(device_failed, where, "<call>: <name>: <text>") unless r is CUDA_SUCCESS.
+// How baton treats a failed call: out_of_memory; compile_failed for code the
+// GPU cannot run; device_failed where the GPU or its context is gone or broken
+// (its work moves to other devices); invalid_argument for every other code,
+// a usage error raised to the caller (a bad value, handle, entry name or
+// launch size never retires a device).
+Errc classify(CUresult r);
+
+// Throws Error(classify(r), where, "<call>: <name>: <text>") unless r is CUDA_SUCCESS.
 void check(CUresult r, const char* call, const std::string& where);
 
 // Makes `ctx` current on this thread for the guard's lifetime, restoring the

@@ -1,6 +1,6 @@
 #include "device/cuda/host_copy.hpp"
 
-#include "common/tunables.hpp"
+#include "baton/options.hpp"
 
 #include <algorithm>
 #include <condition_variable>
@@ -81,7 +81,7 @@ class CopyPool {
 // pageable and pinned memory on the H200 host and eight about 33 GB/s
 // (docs/results/cuda-backend.md), against a 55 GB/s PCIe Gen5 link.
 unsigned copy_threads() {
-  const double n = baton::detail::tunable_number("BATON_CUDA_COPY_THREADS");
+  const int n = baton::env_options().cuda_copy_threads;
   if (n >= 1 && n <= 64) return unsigned(n);
   return std::clamp(std::thread::hardware_concurrency() / 2, 2u, 8u);
 }

@@ -83,8 +83,34 @@ std::string cl_failure(const char* call, cl_int status) {
   return std::string(call) + ": " + cl_error_name(status);
 }
 
+Errc classify(cl_int status) {
+  switch (status) {
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+    case CL_OUT_OF_HOST_MEMORY:
+      return Errc::out_of_memory;
+    case CL_BUILD_PROGRAM_FAILURE:
+    case CL_COMPILE_PROGRAM_FAILURE:
+    case CL_LINK_PROGRAM_FAILURE:
+    case CL_COMPILER_NOT_AVAILABLE:
+    case CL_LINKER_NOT_AVAILABLE:
+    case CL_INVALID_PROGRAM_EXECUTABLE:
+    case CL_INVALID_BINARY:
+      return Errc::compile_failed;
+    // The device stopped or lost work: a command failed on it, or a command
+    // it waited for did.
+    case CL_DEVICE_NOT_AVAILABLE:
+    case CL_DEVICE_NOT_FOUND:
+    case CL_OUT_OF_RESOURCES:
+    case CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST:
+      return Errc::device_failed;
+    // Every CL_INVALID_* and the rest: the caller's values, names or sizes.
+    default:
+      return Errc::invalid_argument;
+  }
+}
+
 void fail(cl_int status, const char* call, const std::string& where) {
-  raise(Errc::device_failed, where, cl_failure(call, status));
+  raise(classify(status), where, cl_failure(call, status));
 }
 
 }  // namespace baton::detail::opencl

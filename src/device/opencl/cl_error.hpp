@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "baton/error.hpp"
 #include "device/opencl/cl_api.hpp"
 
 namespace baton::detail::opencl {
@@ -14,7 +15,13 @@ std::string cl_error_name(cl_int status);
 // "clEnqueueWriteBuffer: CL_INVALID_VALUE"
 std::string cl_failure(const char* call, cl_int status);
 
-// Throws Error(Errc::device_failed, where, cl_failure(call, status)).
+// How baton treats a failed call: out_of_memory; compile_failed for programs
+// that do not build; device_failed where the device stopped or lost work (its
+// work moves elsewhere); invalid_argument for every CL_INVALID_* and the rest,
+// a usage error raised to the caller that never retires a device.
+Errc classify(cl_int status);
+
+// Throws Error(classify(status), where, cl_failure(call, status)).
 // `where`: a device name ("opencl0.0") or "opencl".
 [[noreturn]] void fail(cl_int status, const char* call, const std::string& where);
 

@@ -15,11 +15,10 @@ namespace {
 using opencl::ClDeviceIndex;
 using opencl::ClPlatform;
 
-void add_to_topology(Topology& topo, const Device& device, LinkKind kind,
+void add_to_topology(BackendContext& ctx, const Device& device, LinkKind kind,
                      const opencl::LinkFigures& link) {
-  if (!topo.has_node("host")) topo.add_node({"host", "host"});
-  topo.add_node({device.info().topology_id, "opencl"});
-  topo.add_link({"host", device.info().topology_id, kind, link.gbps, link.latency_us});
+  ctx.add_node({device.info().topology_id, "opencl"});
+  ctx.add_link({"host", device.info().topology_id, kind, link.gbps, link.latency_us});
 }
 
 DeviceList create_devices(const std::string& args, BackendContext& ctx) {
@@ -40,7 +39,7 @@ DeviceList create_devices(const std::string& args, BackendContext& ctx) {
       facts.info.memory_node = ctx.new_memory_node();
       auto device = std::make_unique<opencl::ClDevice>(std::move(facts.info), context,
                                                        platform.devices[d], facts.max_alloc);
-      add_to_topology(ctx.topology(), *device, facts.host_link, opencl::probe_host_link(*device));
+      add_to_topology(ctx, *device, facts.host_link, opencl::probe_host_link(*device));
       devices.push_back(std::move(device));
     }
   }

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "baton/device.hpp"
-#include "baton/topology.hpp"
+#include "baton/link.hpp"
 #include "device/opencl/opencl_spec.hpp"
 
 namespace baton::detail::opencl {

@@ -93,8 +93,8 @@ ClQueue::ClKernel& ClQueue::kernel_for(const Kernel& kernel, const GpuCode& code
   k.kernel = clCreateKernel(program, code.entry.c_str(), &status);
   if (status == CL_INVALID_KERNEL_NAME)
     raise(Errc::compile_failed, where_,
-          "kernel '" + kernel.name() + "': its OpenCL source has no __kernel named '" + code.entry +
-              "'");
+          "kernel '" + kernel.name() + "': clCreateKernel(" + code.entry +
+              "): CL_INVALID_KERNEL_NAME: its OpenCL source has no __kernel of that name");
   check(status, "clCreateKernel", where_);
   try {
     check(clGetKernelInfo(k.kernel, CL_KERNEL_NUM_ARGS, sizeof k.arg_count, &k.arg_count, nullptr),
@@ -175,6 +175,11 @@ void ClQueue::wait(const EventPtr& event) {
   // Flush first so the commands already queued run meanwhile.
   check(clFlush(queue_), "clFlush", where_);
   event->wait();
+}
+
+bool ClQueue::can_wait(const EventPtr& event) {
+  auto* cl = dynamic_cast<ClEvent*>(event.get());
+  return (cl && cl->context() == context_->handle()) || event->ready();
 }
 
 void ClQueue::finish() {

@@ -40,6 +40,8 @@ class ClQueue final : public Queue {
   // An event of this context: a device-side barrier. Any other event (another
   // backend's, another platform's): the calling thread waits for it on the host.
   void wait(const EventPtr& event) override;
+  // Events of this queue's context, waited for by a device-side barrier.
+  bool can_wait(const EventPtr& event) override;
   void finish() override;
 
   cl_command_queue handle() const { return queue_; }

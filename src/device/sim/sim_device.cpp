@@ -7,22 +7,22 @@
 #include "baton/error.hpp"
 #include "baton/sim.hpp"
 #include "device/backend.hpp"
-#include "device/completed_event.hpp"
 #include "device/host_memory.hpp"
 
 namespace baton::detail {
 
-// Commands run at once on host memory; each advances the device's virtual clock.
+// Commands run at once on host memory; each occupies the device for its
+// virtual duration, from when the device is free (and not before now).
 class SimDevice::SimQueue final : public Queue {
  public:
   explicit SimQueue(SimDevice& dev) : dev_(dev) {}
   void write(DeviceMemory dst, std::size_t off, const void* host, std::size_t bytes) override {
     std::memcpy(static_cast<char*>(dst.ptr) + off, host, bytes);
-    dev_.now_ += dev_.host_path_.seconds(double(bytes));
+    transfer(bytes);
   }
   void read(void* host, DeviceMemory src, std::size_t off, std::size_t bytes) override {
     std::memcpy(host, static_cast<const char*>(src.ptr) + off, bytes);
-    dev_.now_ += dev_.host_path_.seconds(double(bytes));
+    transfer(bytes);
   }
   void copy(DeviceMemory dst, std::size_t doff, DeviceMemory src, std::size_t soff,
             std::size_t bytes) override {
@@ -30,29 +30,42 @@ class SimDevice::SimQueue final : public Queue {
                  bytes);
   }
   void launch(const Kernel& k, Span span, const KernelArgs& args) override {
-    double start = dev_.now_;
+    const double start = dev_.start_time();
     if (dev_.failed_at(start))
       raise(Errc::device_failed, dev_.name(),
             "simulated failure at t=" + std::to_string(start) + " s");
     if (const CpuFn* fn = k.cpu_fn()) (*fn)(span, args);
-    dev_.now_ = dev_.finish_time(start + dev_.launch_s(), k.cost_of(span));
+    dev_.set_queue_time(dev_.finish_time(start + dev_.launch_s(), k.cost_of(span)));
   }
-  EventPtr record() override { return std::make_shared<CompletedEvent>(dev_.now_); }
+  EventPtr record() override {
+    return std::make_shared<SimEvent>(dev_.clock_, dev_.queue_time());
+  }
   void wait(const EventPtr& e) override {
+    if (auto* sim = dynamic_cast<SimEvent*>(e.get())) {
+      dev_.set_queue_time(std::max(dev_.start_time(), sim->time()));
+      return;
+    }
     e->wait();
-    dev_.now_ = std::max(dev_.now_, e->sim_time());
   }
-  void finish() override {}
+  bool can_wait(const EventPtr& e) override {
+    return dynamic_cast<SimEvent*>(e.get()) || e->ready();
+  }
+  void finish() override { dev_.clock_->wait_until(dev_.queue_time()); }
 
  private:
+  void transfer(std::size_t bytes) {
+    dev_.set_queue_time(dev_.start_time() + dev_.host_path_.seconds(double(bytes)));
+  }
   SimDevice& dev_;
 };
 
-SimDevice::SimDevice(DeviceInfo info, SimDeviceSpec spec, double launch_us, PathCost host_path)
+SimDevice::SimDevice(DeviceInfo info, SimDeviceSpec spec, double launch_us, PathCost host_path,
+                     std::shared_ptr<SimClock> clock)
     : Device(std::move(info)),
       spec_(std::move(spec)),
       launch_us_(launch_us),
       host_path_(host_path),
+      clock_(std::move(clock)),
       queue_(std::make_unique<SimQueue>(*this)) {
   std::sort(spec_.changes.begin(), spec_.changes.end(),
             [](const auto& a, const auto& b) { return a.at_s < b.at_s; });
@@ -70,13 +83,28 @@ Queue& SimDevice::queue(QueueRole) {
   return *queue_;
 }
 
+double SimDevice::queue_time() const {
+  std::lock_guard lock(mu_);
+  return queue_time_;
+}
+
+double SimDevice::start_time() {
+  std::lock_guard lock(mu_);
+  return std::max(queue_time_, clock_->now());
+}
+
+void SimDevice::set_queue_time(double t) {
+  std::lock_guard lock(mu_);
+  queue_time_ = t;
+}
+
 bool SimDevice::copy_from_peer(Queue& q, DeviceMemory dst, std::size_t doff, Device& peer,
                                DeviceMemory src, std::size_t soff, std::size_t bytes) {
   auto it = peers_.find(peer.name());
   if (it == peers_.end()) return false;
+  (void)q;  // every role of a sim device is the one queue
   std::memcpy(static_cast<char*>(dst.ptr) + doff, static_cast<const char*>(src.ptr) + soff, bytes);
-  (void)q;
-  now_ += it->second.seconds(double(bytes));
+  set_queue_time(start_time() + it->second.seconds(double(bytes)));
   return true;
 }
 
@@ -119,6 +147,14 @@ double SimDevice::capacity(double t0, double t1) const {
   return units + std::max(0.0, t1 - t) * speed_at(t) * 1e9;
 }
 
+// The link between two nodes of the machine file, if it has one.
+static const TopoLink* direct_link(const SimMachine& m, const std::string& a,
+                                   const std::string& b) {
+  for (const auto& l : m.links)
+    if ((l.a == a && l.b == b) || (l.a == b && l.b == a)) return &l;
+  return nullptr;
+}
+
 Backend sim_backend() {
   Backend b;
   b.name = "sim";
@@ -130,15 +166,19 @@ Backend sim_backend() {
     if (args.empty())
       raise(Errc::bad_device_spec, "sim", "sim needs speeds or a file, e.g. sim:8,4,2,1");
     SimMachine m = parse_sim_args(args);
-    Topology& topo = ctx.topology();
-    for (const auto& d : m.devices) topo.add_node({d.id, "sim"});
-    for (const auto& l : m.links) topo.add_link(l);
+    // One clock for every sim device of the set, whichever spec item made them.
+    std::shared_ptr<void>& shared = ctx.shared("sim");
+    if (!shared) shared = std::make_shared<SimClock>();
+    auto clock = std::static_pointer_cast<SimClock>(shared);
+    const double launch_us = m.launch_us >= 0 ? m.launch_us : ctx.options().sim_launch_us;
+    for (const auto& d : m.devices) ctx.add_node({d.id, "sim"});
+    for (const auto& l : m.links) ctx.add_link(l);
     std::vector<SimDevice*> made;
     DeviceList list;
     for (std::size_t i = 0; i < m.devices.size(); ++i) {
       const SimDeviceSpec& d = m.devices[i];
-      auto host = topo.path(d.id, "host");
-      if (!host) raise(Errc::bad_topology, d.id, "sim device has no path to host");
+      const TopoLink* host = direct_link(m, d.id, "host");
+      if (!host) raise(Errc::bad_topology, d.id, "sim device has no link to host");
       DeviceInfo info;
       info.name = "sim" + std::to_string(i);
       char speed[32];
@@ -150,15 +190,17 @@ Backend sim_backend() {
       info.compute_units = 1;
       info.peak_gflops = d.speed;
       info.pipeline_depth = 1;
-      auto dev = std::make_unique<SimDevice>(std::move(info), d, m.launch_us, *host);
+      auto dev = std::make_unique<SimDevice>(
+          std::move(info), d, launch_us, PathCost{host->gbps, host->latency_us, host->kind, 1},
+          clock);
       made.push_back(dev.get());
       list.push_back(std::move(dev));
     }
     for (SimDevice* a : made)
       for (SimDevice* p : made)
         if (a != p)
-          if (auto link = topo.link(a->info().topology_id, p->info().topology_id))
-            a->add_peer_path(p->name(), PathCost{link->gbps, link->latency_us, link->kind, 1});
+          if (const TopoLink* l = direct_link(m, a->info().topology_id, p->info().topology_id))
+            a->add_peer_path(p->name(), PathCost{l->gbps, l->latency_us, l->kind, 1});
     return list;
   };
   return b;
@@ -174,9 +216,6 @@ static detail::SimDevice& as_sim(Device& d) {
   return *s;
 }
 
-bool is_sim(const Device& device) {
-  return dynamic_cast<const detail::SimDevice*>(&device);
-}
 void change_speed(Device& device, double at_s, double speed) {
   as_sim(device).change_speed(at_s, speed);
 }
@@ -185,6 +224,22 @@ void fail_at(Device& device, double at_s) {
 }
 double capacity(const Device& device, double t0, double t1) {
   return as_sim(const_cast<Device&>(device)).capacity(t0, t1);
+}
+
+double oracle_seconds(const std::vector<const Device*>& devices, double work, double t0) {
+  auto done_by = [&](double t) {
+    double units = 0;
+    for (const Device* d : devices) units += capacity(*d, t0, t0 + t);
+    return units;
+  };
+  double hi = 1e-9;
+  while (done_by(hi) < work && hi < 1e9) hi *= 2;
+  double lo = 0;
+  for (int i = 0; i < 100; ++i) {
+    const double mid = (lo + hi) / 2;
+    (done_by(mid) < work ? lo : hi) = mid;
+  }
+  return hi;
 }
 
 }  // namespace baton::sim

@@ -1,17 +1,19 @@
 // The sim backend: virtual devices with a speed (work units per ns) that may
-// change at given virtual times, virtual links, and a virtual clock. Memory is
-// real host memory, one replica per device, and kernels with cpu code really
-// run on it, so coherence is checked for real while time is simulated.
+// change at given virtual times, virtual links, and one virtual clock shared
+// by the devices of a set (sim_clock.hpp). Memory is real host memory, one
+// replica per device, and kernels with cpu code really run on it, so
+// coherence is checked for real while time is simulated.
 #pragma once
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "baton/device.hpp"
-#include "baton/topology.hpp"
-#include "device/virtual_clock.hpp"
+#include "baton/link.hpp"
+#include "device/sim/sim_clock.hpp"
 
 namespace baton::detail {
 
@@ -29,25 +31,41 @@ struct SimDeviceSpec {
 
 struct SimMachine {
   std::vector<SimDeviceSpec> devices;
-  std::vector<TopoLink> links;  // between device ids and "host"
-  double launch_us = 5;
+  std::vector<TopoLink> links;  // between device ids and "host"; every device has one to host
+  double launch_us = -1;        // < 0: BATON_SIM_LAUNCH_US
 };
 
 // Parses the args of a sim spec item: "8,4,2,1" or a path to a JSON file.
 SimMachine parse_sim_args(const std::string& args);
 SimMachine sim_machine_from_json(const std::string& text, const std::string& origin);
 
-class SimDevice final : public Device, public VirtualClock {
+// Completes when the shared virtual clock reaches its time.
+class SimEvent final : public Event {
  public:
-  SimDevice(DeviceInfo info, SimDeviceSpec spec, double launch_us, PathCost host_path);
+  SimEvent(std::shared_ptr<SimClock> clock, double time) : clock_(std::move(clock)), time_(time) {}
+  void wait() override { clock_->wait_until(time_); }
+  bool ready() override { return clock_->now() >= time_; }
+  bool wait_for(double) override {
+    wait();
+    return true;
+  }
+  double time() const { return time_; }
+
+ private:
+  std::shared_ptr<SimClock> clock_;
+  double time_;
+};
+
+class SimDevice final : public Device {
+ public:
+  SimDevice(DeviceInfo info, SimDeviceSpec spec, double launch_us, PathCost host_path,
+            std::shared_ptr<SimClock> clock);
   DeviceMemory allocate(std::size_t bytes) override;
   void release(DeviceMemory memory) override;
   Queue& queue(QueueRole role) override;
+  Clock& clock() override { return *clock_; }
   bool copy_from_peer(Queue& q, DeviceMemory dst, std::size_t dst_offset, Device& peer,
                       DeviceMemory src, std::size_t src_offset, std::size_t bytes) override;
-
-  double now() const override { return now_; }
-  void set_now(double t) override { now_ = t; }
 
   void add_peer_path(const std::string& peer_name, PathCost cost) { peers_[peer_name] = cost; }
   void change_speed(double at_s, double speed);
@@ -58,15 +76,23 @@ class SimDevice final : public Device, public VirtualClock {
   double speed_at(double t) const;
   bool failed_at(double t) const { return spec_.fail_at_s >= 0 && t >= spec_.fail_at_s; }
   double launch_s() const { return launch_us_ * 1e-6; }
-  const PathCost& host_path() const { return host_path_; }
+  // When the work queued so far is done: commands start at the later of
+  // this and the clock's now.
+  double queue_time() const;
 
  private:
   class SimQueue;
+  // The next command's start: when the device is free, and not before now.
+  double start_time();
+  void set_queue_time(double t);
+
   SimDeviceSpec spec_;
   double launch_us_;
   PathCost host_path_;
+  std::shared_ptr<SimClock> clock_;
   std::map<std::string, PathCost> peers_;
-  double now_ = 0;
+  mutable std::mutex mu_;  // the worker and host threads (reads of buffers) share the queue
+  double queue_time_ = 0;
   std::unique_ptr<Queue> queue_;
 };
 

@@ -11,7 +11,7 @@
 
 #include "baton/error.hpp"
 #include "device/sim/sim_device.hpp"
-#include "topology/link_kind.hpp"
+#include "baton/link.hpp"
 
 namespace baton::detail {
 
@@ -74,8 +74,10 @@ SimMachine sim_machine_from_json(const std::string& text, const std::string& ori
   if (!j.is_object() || !j.contains("devices") || !j["devices"].is_array() || j["devices"].empty())
     bad("needs a non-empty \"devices\" array");
   SimMachine m;
-  m.launch_us = number(j, "launch_us", m.launch_us, "top level");
-  if (m.launch_us < 0) bad("launch_us must not be negative");
+  if (j.contains("launch_us")) {
+    m.launch_us = number(j, "launch_us", 0, "top level");
+    if (m.launch_us < 0) bad("launch_us must not be negative");
+  }
   std::set<std::string> ids;
   for (std::size_t i = 0; i < j["devices"].size(); ++i) {
     const auto& o = j["devices"][i];

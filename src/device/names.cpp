@@ -1,5 +1,7 @@
+// Names of the device layer's vocabulary: backends and link kinds.
 #include "baton/device.hpp"
-#include "baton/topology.hpp"
+#include "baton/error.hpp"
+#include "baton/link.hpp"
 
 namespace baton {
 
@@ -29,6 +31,12 @@ std::string_view to_string(LinkKind k) {
       return "virtual";
   }
   return "?";
+}
+
+LinkKind parse_link_kind(const std::string& text, const std::string& where) {
+  for (LinkKind k : {LinkKind::nvlink, LinkKind::pcie, LinkKind::sys, LinkKind::virt})
+    if (text == to_string(k)) return k;
+  raise(Errc::bad_topology, where, "link kind '" + text + "' is not nvlink, pcie, sys or virtual");
 }
 
 }  // namespace baton

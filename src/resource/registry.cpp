@@ -1,13 +1,19 @@
-// The list of compiled-in backends and the opening of a device spec.
+// The device registry: the list of compiled-in backends, and the opening of a
+// device spec into devices, the topology that joins them (what the backends
+// describe, NVLink from NVML) and the CPUs each device's worker should use.
 #include <algorithm>
 
 #include "baton/devices.hpp"
 #include "baton/error.hpp"
 #include "device/backend.hpp"
+#include "resource/nvml.hpp"
+#include "topology/discover.hpp"
 
 namespace baton {
 
-static const std::vector<detail::Backend>& backends() {
+namespace {
+
+const std::vector<detail::Backend>& backends() {
   static const std::vector<detail::Backend> list = [] {
     std::vector<detail::Backend> v{detail::cpu_backend(), detail::sim_backend()};
 #ifdef BATON_HAVE_CUDA
@@ -21,13 +27,7 @@ static const std::vector<detail::Backend>& backends() {
   return list;
 }
 
-std::vector<std::string> compiled_backends() {
-  std::vector<std::string> names;
-  for (const auto& b : backends()) names.push_back(b.name);
-  return names;
-}
-
-static const detail::Backend& find_backend(const std::string& name) {
+const detail::Backend& find_backend(const std::string& name) {
   for (const auto& b : backends())
     if (b.name == name) return b;
   std::string known;
@@ -36,7 +36,7 @@ static const detail::Backend& find_backend(const std::string& name) {
         "unknown backend '" + name + "' (this build has: auto, " + known + ")");
 }
 
-static void append(DeviceSet& set, detail::DeviceList devices) {
+void append(DeviceSet& set, detail::DeviceList devices) {
   for (auto& d : devices) {
     bool clash = std::any_of(set.devices.begin(), set.devices.end(),
                              [&](const auto& e) { return e->name() == d->name(); });
@@ -47,7 +47,7 @@ static void append(DeviceSet& set, detail::DeviceList devices) {
 
 // Under "auto", hardware that two backends offer is driven once: NVIDIA's
 // OpenCL platform exposes the GPUs the cuda backend already has.
-static detail::DeviceList without_duplicates(DeviceSet& set, detail::DeviceList found) {
+detail::DeviceList without_duplicates(DeviceSet& set, detail::DeviceList found) {
   const bool have_cuda = std::any_of(set.devices.begin(), set.devices.end(), [](const auto& d) {
     return d->info().backend == BackendKind::cuda;
   });
@@ -64,11 +64,43 @@ static detail::DeviceList without_duplicates(DeviceSet& set, detail::DeviceList 
   return kept;
 }
 
-DeviceSet open_devices(const std::string& spec) {
+// NVLink between every two GPUs that NVML says are joined, at 25 GB/s per
+// direction per active link (NVLink 3 and 4).
+void add_nvlinks(DeviceSet& set) {
+  constexpr double kGbpsPerLink = 25.0, kLatencyUs = 1.0;
+  const Nvml& nvml = Nvml::get();
+  if (!nvml.available()) return;
+  std::vector<std::pair<std::string, int>> gpus;  // topology id, NVML index
+  for (const auto& d : set.devices) {
+    const DeviceInfo& i = d->info();
+    if (i.pci_bus_id.empty() || i.backend != BackendKind::cuda) continue;
+    const int index = nvml.index_of_pci_bus_id(i.pci_bus_id);
+    bool seen = std::any_of(gpus.begin(), gpus.end(),
+                            [&](const auto& g) { return g.first == i.topology_id; });
+    if (index >= 0 && !seen) gpus.push_back({i.topology_id, index});
+  }
+  for (std::size_t a = 0; a < gpus.size(); ++a)
+    for (std::size_t b = a + 1; b < gpus.size(); ++b) {
+      const unsigned ia = unsigned(gpus[a].second), ib = unsigned(gpus[b].second);
+      if (!nvml.nvlink_between(ia, ib)) continue;
+      set.topology.add_link({gpus[a].first, gpus[b].first, LinkKind::nvlink,
+                             kGbpsPerLink * nvml.active_nvlinks(ia), kLatencyUs});
+    }
+}
+
+}  // namespace
+
+std::vector<std::string> compiled_backends() {
+  std::vector<std::string> names;
+  for (const auto& b : backends()) names.push_back(b.name);
+  return names;
+}
+
+DeviceSet open_devices(const std::string& spec, const Options& options) {
   std::vector<SpecItem> items = parse_device_spec(spec);
+  const detail::HostInfo& host = detail::host_info();
+  detail::BackendContext ctx(options, {host.threads, host.cpu_model, host.memory_bytes});
   DeviceSet set;
-  set.topology.add_node({"host", "host"});
-  detail::BackendContext ctx(set.topology);
   for (const SpecItem& item : items) {
     if (item.backend == "auto") {
       if (!item.args.empty())
@@ -88,6 +120,11 @@ DeviceSet open_devices(const std::string& spec) {
   }
   if (set.devices.empty())
     raise(Errc::backend_unavailable, "--devices", "no device found for '" + spec + "'");
+  set.topology.add_node({"host", "host"});
+  for (const auto& n : ctx.nodes()) set.topology.add_node(n);
+  for (const auto& l : ctx.links()) set.topology.add_link(l);
+  add_nvlinks(set);
+  for (const auto& d : set.devices) set.affinity.push_back(detail::cpus_near_pci(d->info().pci_bus_id));
   return set;
 }
 

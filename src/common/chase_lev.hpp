@@ -70,6 +70,12 @@ class ChaseLevDeque {
     return x;
   }
 
+  // Owner only, when no thief can be looking: empties the deque.
+  void reset() {
+    top_.store(0, std::memory_order_relaxed);
+    bottom_.store(0, std::memory_order_relaxed);
+  }
+
   // A snapshot, exact only when no one else is operating.
   std::int64_t size() const {
     std::int64_t b = bottom_.load(std::memory_order_relaxed);

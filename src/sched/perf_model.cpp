@@ -1,0 +1,151 @@
+#include "sched/perf_model.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "baton/error.hpp"
+
+namespace baton::detail {
+
+namespace {
+
+int size_class(std::uint64_t items) {
+  return items == 0 ? 0 : 63 - std::countl_zero(items);
+}
+
+}  // namespace
+
+std::string expand_home(const std::string& path) {
+  if (path.rfind("~/", 0) != 0) return path;
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : ".") + path.substr(1);
+}
+
+std::string PerfModel::key(const std::string& kernel, const std::string& device, int size_class) {
+  return kernel + '\t' + device + '\t' + std::to_string(size_class);
+}
+
+double PerfModel::median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+double PerfModel::predict(const std::string& kernel, const std::string& device,
+                          std::uint64_t items) const {
+  std::lock_guard lock(mu_);
+  auto it = histories_.find(key(kernel, device, size_class(items)));
+  if (it == histories_.end() || it->second.per_item.size() < kMinSamples) return std::nan("");
+  return median(it->second.per_item) * double(std::max<std::uint64_t>(1, items));
+}
+
+void PerfModel::record(const std::string& kernel, const std::string& device, std::uint64_t items,
+                       double seconds) {
+  if (!(seconds > 0) || !std::isfinite(seconds)) return;
+  const double per_item = seconds / double(std::max<std::uint64_t>(1, items));
+  std::lock_guard lock(mu_);
+  History& h = histories_[key(kernel, device, size_class(items))];
+  if (h.seen++ == 0) {
+    ++counts_.first_dropped;
+    return;
+  }
+  if (h.per_item.size() >= kMinSamples) {
+    const double m = median(h.per_item);
+    if (per_item > 4 * m || per_item < m / 4) {
+      ++counts_.outliers;
+      return;
+    }
+  }
+  if (h.per_item.size() < kKept) {
+    h.per_item.push_back(per_item);
+  } else {
+    h.per_item[h.next] = per_item;
+    h.next = (h.next + 1) % kKept;
+  }
+  ++counts_.kept;
+  dirty_ = true;
+}
+
+PerfModel::Counts PerfModel::counts() const {
+  std::lock_guard lock(mu_);
+  return counts_;
+}
+
+bool PerfModel::dirty() const {
+  std::lock_guard lock(mu_);
+  return dirty_;
+}
+
+void PerfModel::load(const std::string& path) {
+  const std::string file = expand_home(path);
+  std::ifstream in(file);
+  if (!in) return;
+  std::stringstream text;
+  text << in.rdbuf();
+  auto bad = [&](const std::string& why) {
+    raise(Errc::invalid_argument, file,
+          "not a baton performance model file (" + why +
+              "); delete it or set BATON_PERF_MODEL_FILE to another path");
+  };
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::exception& e) {
+    bad(e.what());
+  }
+  if (!j.is_object() || j.value("version", 0) != 1 || !j.contains("models") ||
+      !j["models"].is_array())
+    bad("expected {\"version\": 1, \"models\": [...]}");
+  std::lock_guard lock(mu_);
+  for (const auto& m : j["models"]) {
+    if (!m.is_object() || !m.contains("kernel") || !m["kernel"].is_string() ||
+        !m.contains("device") || !m["device"].is_string() || !m.contains("size_class") ||
+        !m["size_class"].is_number_integer() || !m.contains("seconds_per_item") ||
+        !m["seconds_per_item"].is_array())
+      bad("a model needs kernel, device, size_class and seconds_per_item");
+    History h;
+    for (const auto& x : m["seconds_per_item"]) {
+      if (!x.is_number() || !(x.get<double>() > 0)) bad("seconds_per_item must be positive");
+      if (h.per_item.size() < kKept) h.per_item.push_back(x.get<double>());
+    }
+    h.seen = h.per_item.size() + 1;  // its first run was dropped back then
+    histories_[key(m["kernel"], m["device"], m["size_class"].get<int>())] = std::move(h);
+  }
+}
+
+bool PerfModel::save(const std::string& path) const {
+  nlohmann::json j;
+  j["version"] = 1;
+  j["models"] = nlohmann::json::array();
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [k, h] : histories_) {
+      if (h.per_item.empty()) continue;
+      const std::size_t tab1 = k.find('\t'), tab2 = k.find('\t', tab1 + 1);
+      j["models"].push_back({{"kernel", k.substr(0, tab1)},
+                             {"device", k.substr(tab1 + 1, tab2 - tab1 - 1)},
+                             {"size_class", std::stoi(k.substr(tab2 + 1))},
+                             {"seconds_per_item", h.per_item}});
+    }
+  }
+  const std::filesystem::path file = expand_home(path);
+  std::error_code ec;
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
+  const std::filesystem::path tmp = file.string() + ".tmp";
+  {
+    std::ofstream out(tmp);
+    if (!out) return false;
+    out << j.dump(1) << "\n";
+    if (!out) return false;
+  }
+  std::filesystem::rename(tmp, file, ec);
+  return !ec;
+}
+
+}  // namespace baton::detail

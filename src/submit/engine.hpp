@@ -1,0 +1,220 @@
+// The submission engine: persistent device workers and an asynchronous task
+// graph. submit() records a task with the dependencies its data accesses imply
+// and returns at once; a task becomes ready when every predecessor is issued
+// (a spread one: done) and is then placed by its policy. A dependency between
+// tasks on two devices is an event the later device's queue waits for, never
+// a host barrier; on one device, queue order alone. A device that fails is
+// drained and its tasks and chunks run elsewhere; a usage error fails the
+// task (and what depends on it) and is raised to whoever waits for it.
+#pragma once
+
+#include <atomic>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "baton/devices.hpp"
+#include "baton/options.hpp"
+#include "baton/stats.hpp"
+#include "baton/task.hpp"
+#include "memory/coherence.hpp"
+#include "submit/access_tracker.hpp"
+#include "submit/policy_hooks.hpp"
+#include "submit/split_run.hpp"
+#include "submit/task_pool.hpp"
+#include "submit/worker.hpp"
+
+namespace baton::detail {
+
+// A kernel as the engine keeps it for the Runtime's life: tasks point here,
+// so submitting one costs no reference count.
+struct KernelEntry {
+  Kernel kernel;
+  std::vector<char> runs_on;  // per device: its backend has an implementation
+  // Per device: the kernel's standalone rate once calibrated, else the peak
+  // figure; 0 where it cannot run. Read by placement on any thread.
+  std::unique_ptr<std::atomic<double>[]> weights;
+  bool calibrated = false;
+};
+
+class Engine final : public HostAccessGuard {
+ public:
+  // `devices` outlives the engine. Starts one worker per device.
+  Engine(DeviceSet& devices, const Options& options, const std::vector<PolicyEntry>& policies,
+         const void* owner);
+  ~Engine() override;  // waits for every task, then stops the workers
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // The policy's index; throws Error(invalid_argument) naming the known ones.
+  int policy_index(const std::string& name);
+  const std::string& policy_name(int index) const { return policies_[index].name; }
+
+  struct Request {
+    TaskKind kind = TaskKind::single;
+    Range range;
+    const Kernel* kernel = nullptr;
+    std::vector<RunArg>* args = nullptr;  // moved into the task
+    int policy = 0;
+    int pinned = -1;
+    bool keep = false;  // the caller will read its stats, then release() it
+  };
+  // Throws Error(invalid_argument) for arguments that do not fit the range.
+  Task submit(Request request);
+  // Blocks until the task is done; rethrows the error it failed with.
+  void wait(Task task);
+  // Blocks until every task submitted before the call is done; rethrows the
+  // first error not yet raised. Returns what the devices did since the last call.
+  RunStats wait_all();
+  // A kept spread task, after wait(): its figures. release() lets it go.
+  RunStats spread_stats(Task task);
+  void release(Task task);
+
+  // A kernel's standalone rate on each device (items/s): weights of later splits.
+  void set_rates(const Kernel& kernel, const std::vector<double>& rates);
+  const std::vector<double>* known_rates(const Kernel& kernel);
+
+  Clock& clock() { return clock_; }
+  const MachineView& machine() const { return machine_; }
+  // Buffers made by the runtime: dropped node data and rehomed replicas
+  // reach them when a device fails.
+  void track(const std::shared_ptr<BufferState>& buffer);
+  void before_host_access(BufferState& buffer, bool for_write) override;
+
+  // ---- for the workers ----
+  SchedulingPolicy& policy(const TaskRecord* t) { return *policies_[t->policy].instance; }
+  // `t` has no unissued predecessor left: place it. `from`: the worker placing
+  // it, or null (the submitting thread holds the submit lock then, or a
+  // failed device's worker hands its tasks on).
+  void make_ready(TaskRecord* t, Worker* from);
+  // Other devices may take `t` from the queue it waits in: its policy steals
+  // and it is not pinned to its device.
+  bool stealable(const TaskRecord* t) const {
+    return t->pinned < 0 && policies_[t->policy].instance->steals();
+  }
+  // Device `d` may run `t`: it is alive, has code for the kernel and did not run out of memory for it.
+  bool can_run(const TaskRecord* t, int d) const;
+  // `t` leaves device `d`'s queue to run there: its policy is told.
+  void left_queue(TaskRecord* t, int d);
+  // `t` was enqueued on `device`; its successors may be placed.
+  void issued(TaskRecord* t, const EventPtr& done, int device, Worker& from);
+  void finished(TaskRecord* t, Worker& by, double seconds);
+  // `t` fails with `error` (a usage error, a failed predecessor, no device
+  // left); so does everything that depends on it.
+  void fail(TaskRecord* t, std::exception_ptr error, Worker* by);
+  // Device `d` ran out of memory for `t`: it runs elsewhere, or fails with `why`.
+  void exclude(TaskRecord* t, int d, const std::string& why);
+  // `t` was in flight on a device that failed: it runs again; tasks that
+  // already used its results fail, since those results never came.
+  void lost_in_flight(TaskRecord* t, const std::string& cause);
+  void published(std::uint64_t tasks);
+  void pool_flush(FreeBatch& batch) { pool_.flush(batch); }
+  bool any_idle() const { return sleepers_.load(std::memory_order_seq_cst) > 0; }
+  void sleeping(bool now) { sleepers_.fetch_add(now ? 1 : -1, std::memory_order_seq_cst); }
+  void wake_one(int except);
+  void wake_all();
+  Worker& worker(int d) { return *workers_[d]; }
+  int devices() const { return int(workers_.size()); }
+  bool alive(int d) const { return workers_[d]->alive(); }
+  bool write_back() const { return options_.write_back; }
+  // Some policy in use lets idle devices take others' queued tasks.
+  bool steals_anything() const { return any_stealing_.load(std::memory_order_relaxed); }
+  bool has_submitted() const { return submitted_queue_.size() > 0; }
+  TaskRecord* steal_submitted();
+  // The victims device `d` tries, nearest first, under the default policy (null: any order).
+  const std::vector<int>* victim_order(int d) const;
+
+  // Spread tasks.
+  void chunk_done(TaskRecord* t, int d, std::uint64_t items, double seconds);
+  void spread_publish(TaskRecord* t, std::uint64_t items, Worker& w);
+  void spread_leave(TaskRecord* t, Worker& w);
+  void spread_error(TaskRecord* t, std::exception_ptr e);
+  void spread_exclude(TaskRecord* t, int d, const std::string& why);
+
+  // `w`'s device failed with `cause`: `requeue` are the tasks it held, `left`
+  // the spread tasks it took part in (it has left them).
+  void device_failed(Worker& w, const std::string& cause, std::vector<TaskRecord*>& requeue,
+                     std::vector<TaskRecord*>& left);
+  // Places tasks again (a failed device's, or ones that reached it late).
+  void requeue(std::vector<TaskRecord*>& tasks);
+
+ private:
+  struct PolicySlot {
+    std::string name;
+    const PolicyEntry* entry = nullptr;
+    std::unique_ptr<SchedulingPolicy> instance;  // made on first use
+    std::vector<std::unique_ptr<ChunkSource>> idle_sources;
+  };
+
+  const KernelEntry& kernel_entry(const Kernel& k);  // under submit_mu_
+  void depend(TaskRecord* t, const TaskRef& pred);
+  void place_single(TaskRecord* t, Worker* from);
+  void fill_weights(const TaskRecord* t, std::vector<double>& weights) const;
+  TaskShape shape(const TaskRecord* t, std::vector<double>& weights,
+                  std::vector<double>& transfer, bool with_transfers) const;
+  void start_split(TaskRecord* t);
+  void finish_split(TaskRecord* t, Worker* by);
+  void announce(TaskRecord* t, int device);  // run->mu held
+  void fail_if_stranded(TaskRecord* t);     // a spread task no live device can finish
+  void drop_ref(TaskRecord* t, Worker* by);
+  void count_done(Worker* by);
+  void remember_failure(TaskRecord* t);
+  void release(std::vector<TaskRecord*>& successors, Worker* from);
+  template <class Done>
+  void wait_until(Done done, TaskRecord* task);
+  void notify_hosts();
+  std::string causes() const;  // every failed device's cause
+  RunStats stats_since(std::vector<DeviceStats>& last);
+
+  DeviceSet& set_;
+  Options options_;
+  const void* owner_;
+  Clock& clock_;
+  MachineView machine_;
+  std::vector<PolicySlot> policies_;
+  std::atomic<bool> any_stealing_{false};
+  std::vector<std::unique_ptr<Worker>> workers_;
+  TaskPool pool_;
+
+  // Submission: program order across submitting threads.
+  std::mutex submit_mu_;
+  AccessTracker tracker_;
+  std::vector<ByteAccess> accesses_;
+  std::vector<TaskRef> follows_;
+  std::vector<double> weights_scratch_, transfer_scratch_;
+  std::unordered_map<std::uint64_t, std::unique_ptr<KernelEntry>> kernels_;
+  const KernelEntry* last_kernel_ = nullptr;
+  ChaseLevDeque submitted_queue_;  // ready tasks any device may take; pushed under submit_mu_
+  std::atomic<std::uint64_t> submitted_{0}, completed_{0};
+  std::atomic<std::uint64_t> wait_all_target_{~std::uint64_t{0}};  // least a wait_all() waits for
+  double epoch_start_ = -1;  // when the first task since the last wait_all was submitted
+  std::vector<DeviceStats> last_totals_;  // the workers' counters at the last wait_all
+  std::vector<std::uint64_t> last_reruns_;
+
+  std::atomic<int> sleepers_{0};
+
+  // Host threads blocked in wait(), wait_all() or before host access.
+  std::mutex hosts_mu_;
+  std::vector<Parker*> hosts_;
+  std::atomic<int> hosts_waiting_{0};
+
+  // Failures not yet raised by wait_all().
+  std::mutex failed_mu_;
+  std::vector<TaskRecord*> failed_;
+
+  std::mutex runs_mu_;
+  std::vector<std::unique_ptr<SplitRun>> idle_runs_;
+  std::vector<TaskRecord*> active_spreads_;  // started, not finished
+
+  std::mutex buffers_mu_;
+  std::vector<std::weak_ptr<BufferState>> buffers_;
+
+  std::atomic<int> live_devices_{0};
+  mutable std::mutex causes_mu_;
+  std::vector<std::string> causes_;  // "cuda0: <why>", per failed device
+};
+
+}  // namespace baton::detail

@@ -1,0 +1,205 @@
+// Tasks spread over devices (parallel_for): each device that can run one
+// takes part, pulling chunks from the task's chunk source until none are left
+// for it; it counts what it completed into the task when it has nothing in
+// flight, and the count reaching zero completes the task.
+#include <algorithm>
+
+#include "baton/error.hpp"
+#include "submit/engine.hpp"
+#include "submit/launch.hpp"
+
+namespace baton::detail {
+
+void Engine::start_split(TaskRecord* t) {
+  SchedulingPolicy& pol = policy(t);
+  thread_local std::vector<double> weights, transfer;
+  TaskShape shape_now = shape(t, weights, transfer, false);
+  std::vector<double> w(weights.begin(), weights.end());
+  if (t->pinned >= 0 && w[t->pinned] > 0)
+    for (std::size_t d = 0; d < w.size(); ++d)
+      if (int(d) != t->pinned) w[d] = 0;
+  if (std::none_of(w.begin(), w.end(), [](double x) { return x > 0; })) {
+    fail(t,
+         std::make_exception_ptr(Error(Errc::device_failed, t->kernel->kernel.name(),
+                                       "no live device can run this kernel" + causes())),
+         nullptr);
+    return;
+  }
+  pol.chunk_weights(shape_now, w);
+
+  SplitRun* run = nullptr;
+  {
+    std::lock_guard lock(runs_mu_);
+    for (auto& r : idle_runs_)
+      if (r) {
+        run = r.release();
+        break;
+      }
+    std::erase_if(idle_runs_, [](const auto& r) { return !r; });
+    auto& sources = policies_[t->policy].idle_sources;
+    if (!run) run = new SplitRun;
+    if (!sources.empty()) {
+      run->source = std::move(sources.back());
+      sources.pop_back();
+    }
+  }
+  if (!run->source) run->source = pol.make_chunk_source();
+  run->policy = t->policy;
+
+  const Options& o = options_;
+  const std::uint64_t n = t->range.n, devices = std::uint64_t(workers_.size());
+  Plan& plan = run->plan;
+  plan.items = n;
+  plan.max_chunk = t->range.chunk ? t->range.chunk : std::max<std::uint64_t>(1, n / (devices * 16));
+  plan.min_chunk = std::max<std::uint64_t>(
+      1, std::uint64_t(double(plan.max_chunk) / std::max(1.0, o.min_chunk_div)));
+  plan.min_chunk_s = o.min_chunk_us * 1e-6;
+  plan.tail_split = std::max(1.0, o.tail_split);
+  plan.weights = std::move(w);
+  plan.paths = &machine_.paths;
+  plan.bytes_per_item = bytes_per_item(t->args);
+  run->source->start(plan);
+
+  run->remaining.store(n, std::memory_order_relaxed);
+  run->reruns.store(0, std::memory_order_relaxed);
+  run->participating.assign(workers_.size(), 0);
+  run->stats.assign(workers_.size(), DeviceStats{});
+  for (std::size_t d = 0; d < workers_.size(); ++d) run->stats[d].name = machine_.names[d];
+  run->start_s = clock_.now();
+  run->end_s = run->start_s;
+  t->split = run;
+  std::lock_guard lock(runs_mu_);
+  active_spreads_.push_back(t);
+  std::lock_guard run_lock(run->mu);
+  for (std::size_t d = 0; d < workers_.size(); ++d)
+    if (run->plan.weights[d] > 0) announce(t, int(d));
+}
+
+void Engine::announce(TaskRecord* t, int device) {
+  t->split->participating[device] = 1;
+  t->refs.fetch_add(1, std::memory_order_relaxed);
+  workers_[device]->announce(t);
+}
+
+void Engine::chunk_done(TaskRecord* t, int d, std::uint64_t items, double seconds) {
+  SchedulingPolicy& pol = policy(t);
+  if (!pol.learns()) return;
+  thread_local std::vector<double> weights, transfer;
+  TaskShape s = shape(t, weights, transfer, false);
+  s.items = items;
+  pol.finished(d, s, seconds);
+}
+
+void Engine::spread_publish(TaskRecord* t, std::uint64_t items, Worker& w) {
+  if (t->split->remaining.fetch_sub(items, std::memory_order_acq_rel) == items)
+    finish_split(t, &w);
+}
+
+void Engine::finish_split(TaskRecord* t, Worker* by) {
+  SplitRun& run = *t->split;
+  run.end_s = clock_.now();
+  std::vector<TaskRecord*> successors;
+  {
+    std::lock_guard lock(t->lock);
+    t->state.store(TaskState::done, std::memory_order_release);
+    successors.swap(t->successors);
+  }
+  {
+    std::lock_guard lock(runs_mu_);
+    std::erase(active_spreads_, t);
+  }
+  if (t->host_waits.load(std::memory_order_seq_cst)) notify_hosts();
+  count_done(by);
+  // Devices still holding it (asleep, with nothing left of it) let it go.
+  {
+    std::lock_guard lock(run.mu);
+    for (std::size_t d = 0; d < run.participating.size(); ++d)
+      if (run.participating[d] == 1) workers_[d]->wake();
+  }
+  release(successors, by);
+  drop_ref(t, by);
+}
+
+void Engine::spread_leave(TaskRecord* t, Worker& w) {
+  SplitRun& run = *t->split;
+  bool last = false, stranded = false;
+  {
+    std::lock_guard lock(run.mu);
+    if (run.participating[w.index()] == 1) run.participating[w.index()] = 0;
+    last = std::none_of(run.participating.begin(), run.participating.end(),
+                        [](char p) { return p == 1; });
+    if (last && !t->finished()) {
+      // Nobody left to finish it: a chunk failed, or no live device may run it.
+      stranded = true;
+      for (std::size_t d = 0; d < workers_.size(); ++d)
+        if (run.participating[d] == 0 && can_run(t, int(d)) && !run.source->aborted())
+          stranded = false;
+    }
+  }
+  if (stranded) {
+    std::exception_ptr error;
+    {
+      std::lock_guard lock(t->lock);
+      error = t->error;
+    }
+    if (!error)
+      error = std::make_exception_ptr(Error(Errc::device_failed, t->kernel->kernel.name(),
+                                            "no live device can finish it" + causes()));
+    fail(t, error, &w);
+  }
+  drop_ref(t, &w);
+}
+
+void Engine::spread_error(TaskRecord* t, std::exception_ptr e) {
+  {
+    std::lock_guard lock(t->lock);
+    if (!t->error) t->error = e;
+  }
+  SplitRun& run = *t->split;
+  run.source->abort();
+  std::lock_guard lock(run.mu);
+  for (std::size_t d = 0; d < run.participating.size(); ++d)
+    if (run.participating[d] == 1) workers_[d]->wake();
+}
+
+void Engine::spread_exclude(TaskRecord* t, int d, const std::string& why) {
+  SplitRun& run = *t->split;
+  bool others = false;
+  {
+    std::lock_guard lock(run.mu);
+    run.participating[d] = 2;  // left, and not to be asked again
+    for (std::size_t i = 0; i < run.participating.size(); ++i)
+      others = others || (int(i) != d && run.participating[i] == 1);
+  }
+  if (!others)
+    spread_error(t, std::make_exception_ptr(Error(Errc::out_of_memory, machine_.names[d], why)));
+}
+
+RunStats Engine::spread_stats(Task task) {
+  TaskRecord* t = pool_.at(task.index);
+  if (!t || t->generation.load() != task.generation || !t->split)
+    raise(Errc::internal, "runtime", "the stats of a task that was not kept");
+  const SplitRun& run = *t->split;
+  RunStats s;
+  s.policy = policies_[t->policy].name;
+  s.devices = run.stats;
+  for (std::size_t d = 0; d < workers_.size(); ++d)
+    if (!workers_[d]->alive()) {
+      s.devices[d].failed = true;
+      s.devices[d].failure = workers_[d]->failure();
+    }
+  s.tasks = 1;
+  s.items = t->range.n;
+  s.start_s = run.start_s;
+  s.makespan_s = run.end_s - run.start_s;
+  s.reruns = run.reruns.load();
+  s.simulated = clock_.is_virtual();
+  return s;
+}
+
+void Engine::release(Task task) {
+  TaskRecord* t = pool_.at(task.index);
+  if (t && t->generation.load() == task.generation) drop_ref(t, nullptr);
+}
+
+}  // namespace baton::detail

@@ -1,0 +1,569 @@
+#include "submit/worker.hpp"
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
+
+#include "baton/error.hpp"
+#include "submit/engine.hpp"
+
+namespace baton::detail {
+
+namespace {
+
+// How long a worker with work in flight, and nothing else to do, blocks on
+// its oldest event before it looks at its queues again.
+constexpr double kPollS = 100e-6;
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+}  // namespace
+
+Worker::Worker(Engine& engine, int index, Device& device, std::vector<unsigned> cpus,
+               long long fault_after)
+    : engine_(engine),
+      index_(index),
+      device_(device),
+      clock_(device.clock()),
+      compute_(device.queue(QueueRole::compute)),
+      cpus_(std::move(cpus)),
+      fault_after_(fault_after),
+      depth_(std::size_t(std::max(1, device.info().pipeline_depth))),
+      // Spinning cannot make virtual time pass: there a worker sleeps at once.
+      idle_spin_s_(device.clock().is_virtual() ? 0
+                                               : engine.machine().options.idle_spin_us * 1e-6),
+      long_chunk_s_(engine.machine().options.long_chunk_us * 1e-6),
+      parker_(device.clock().make_parker(true)),
+      rng_(0x9e3779b97f4a7c15ull ^ std::uint64_t(index + 1) * 0xbf58476d1ce4e5b9ull) {}
+
+Worker::~Worker() {
+  stop();
+}
+
+void Worker::start() {
+  thread_ = std::thread([this] { run(); });
+}
+
+void Worker::stop() {
+  stop_.store(true, std::memory_order_seq_cst);
+  parker_->unpark();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Worker::bind() {
+  if (!cpus_.empty()) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (unsigned c : cpus_)
+      if (c < CPU_SETSIZE) CPU_SET(c, &set);
+    // Not fatal: a container may forbid it; the worker then runs anywhere.
+    pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+  }
+  device_.bind_thread();
+}
+
+void Worker::run() {
+  clock_.attach_worker();
+  try {
+    bind();
+  } catch (const Error& e) {
+    device_lost(e.message());
+  }
+  while (!stop_.load(std::memory_order_acquire))
+    if (!step()) idle();
+  count_finished(0);
+  engine_.published(unpublished_);
+  unpublished_ = 0;
+  clock_.detach_worker();
+}
+
+// ---- queues ----
+
+void Worker::post(TaskRecord* t) {
+  inbox_.push(t);
+  wake();
+}
+
+void Worker::announce(TaskRecord* task) {
+  {
+    std::lock_guard lock(announce_mu_);
+    announced_.push_back(task);
+  }
+  has_announced_.store(true, std::memory_order_release);
+  wake();
+}
+
+void Worker::wake() {
+  // Seq_cst against the worker's own store of sleeping_ then its last look
+  // at the queues: either it sees the work, or we see it asleep.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (sleeping_.load(std::memory_order_seq_cst)) parker_->unpark();
+}
+
+TaskRecord* Worker::steal() {
+  if (local_.size() == 0) return nullptr;
+  auto x = local_.steal();
+  return x ? reinterpret_cast<TaskRecord*>(*x) : nullptr;
+}
+
+void Worker::push_local(TaskRecord* t, bool stealable) {
+  if (!stealable) {
+    fixed_.push_back(t);
+    return;
+  }
+  local_.push(reinterpret_cast<std::uintptr_t>(t));
+  if (engine_.any_idle()) engine_.wake_one(index_);
+}
+
+void Worker::take_inbox() {
+  inbox_scratch_.clear();
+  inbox_.take_all(inbox_scratch_);
+  for (TaskRecord* t : inbox_scratch_) push_local(t, engine_.stealable(t));
+}
+
+void Worker::take_announcements() {
+  std::vector<TaskRecord*> got;
+  {
+    std::lock_guard lock(announce_mu_);
+    got.swap(announced_);
+    has_announced_.store(false, std::memory_order_relaxed);
+  }
+  for (TaskRecord* t : got) {
+    auto p = std::make_unique<Participation>();
+    p->task = t;
+    p->run = t->split;
+    parts_.push_back(std::move(p));
+  }
+}
+
+void Worker::count_finished(std::uint64_t n) {
+  unpublished_ += n;
+  if (unpublished_ >= 64) {
+    engine_.published(unpublished_);
+    unpublished_ = 0;
+  }
+}
+
+// ---- the loop ----
+
+bool Worker::step() {
+  if (!alive()) {
+    // A failed device takes no work; whatever still reaches it goes elsewhere.
+    std::vector<TaskRecord*> requeue;
+    inbox_.take_all(requeue);
+    if (has_announced_.load(std::memory_order_acquire)) {
+      std::lock_guard lock(announce_mu_);
+      for (TaskRecord* t : announced_) engine_.spread_leave(t, *this);
+      announced_.clear();
+      has_announced_.store(false, std::memory_order_relaxed);
+    }
+    engine_.requeue(requeue);
+    return false;
+  }
+  bool progressed = reap(false);
+  // Work in flight is committed to this device and cannot be stolen: when
+  // chunks are long, one queued behind the running one hides the launch
+  // gap, and more would only lengthen the tail.
+  const std::size_t room = last_chunk_s_ > long_chunk_s_ ? std::min<std::size_t>(depth_, 2) : depth_;
+  while (flight_.size() < room && alive()) {
+    auto w = find_work();
+    if (!w) break;
+    issue(*w);
+    progressed = true;
+  }
+  if (!deferred_.empty() && retry_deferred()) progressed = true;
+  if (progressed || !alive()) return true;
+  if (!flight_.empty()) {
+    reap(true);
+    return true;
+  }
+  if (!deferred_.empty()) {
+    deferred_.front()->waits.front().event->wait_for(kPollS);
+    return true;
+  }
+  return false;
+}
+
+void Worker::idle() {
+  if (busy_since_s_ >= 0) {
+    const double t = now();
+    counters_.add(counters_.busy_s, t - busy_since_s_);
+    busy_since_s_ = -1;
+  }
+  if (unpublished_) {
+    engine_.published(unpublished_);
+    unpublished_ = 0;
+  }
+  engine_.pool_flush(free_);
+  for (const double until = now() + idle_spin_s_; now() < until;) {
+    if (has_work_now() || stop_.load(std::memory_order_relaxed)) return;
+    for (int i = 0; i < 32; ++i) cpu_relax();
+  }
+  sleeping_.store(true, std::memory_order_seq_cst);
+  engine_.sleeping(true);
+  if (!has_work_now() && !stop_.load(std::memory_order_seq_cst)) parker_->park();
+  engine_.sleeping(false);
+  sleeping_.store(false, std::memory_order_relaxed);
+}
+
+bool Worker::has_work_now() {
+  if (!alive()) return !inbox_.empty() || has_announced_.load(std::memory_order_acquire);
+  if (!fixed_.empty() || local_.size() > 0 || !inbox_.empty() ||
+      has_announced_.load(std::memory_order_acquire))
+    return true;
+  for (const auto& p : parts_) {
+    if (p->task->finished()) return true;  // to leave it
+    const ChunkSource& s = *p->run->source;
+    if (s.stealable(index_) || s.exhausted()) return true;
+  }
+  if (engine_.steals_anything()) {
+    if (engine_.has_submitted()) return true;
+    for (int v = 0; v < engine_.devices(); ++v)
+      if (v != index_ && engine_.worker(v).has_stealable()) return true;
+  }
+  return false;
+}
+
+std::optional<Worker::Work> Worker::find_work() {
+  if (!fixed_.empty()) {
+    TaskRecord* t = fixed_.front();
+    fixed_.pop_front();
+    return task_work(t);
+  }
+  if (local_.size() > 0)
+    if (auto x = local_.pop()) return task_work(reinterpret_cast<TaskRecord*>(*x));
+  if (!inbox_.empty()) {
+    take_inbox();
+    if (!fixed_.empty()) {
+      TaskRecord* t = fixed_.front();
+      fixed_.pop_front();
+      return task_work(t);
+    }
+    if (auto x = local_.pop()) return task_work(reinterpret_cast<TaskRecord*>(*x));
+  }
+  if (has_announced_.load(std::memory_order_acquire)) take_announcements();
+  if (!parts_.empty())
+    if (auto w = chunk_work()) return w;
+  if (engine_.steals_anything()) return steal_work();
+  return std::nullopt;
+}
+
+std::optional<Worker::Work> Worker::chunk_work() {
+  const std::size_t n = parts_.size();
+  std::optional<Work> found;
+  for (std::size_t i = 0; i < n && !found; ++i) {
+    Participation& p = *parts_[(next_part_ + i) % n];
+    if (p.task->finished()) continue;
+    if (auto take = p.run->source->next(index_)) {
+      next_part_ = (next_part_ + i) % n;  // stay with it while it has chunks
+      found = Work{p.task, &p, *take, take->victim};
+    }
+  }
+  // Those with nothing left for this device publish and, once done with, go.
+  for (std::size_t i = 0; i < parts_.size();) {
+    Participation& p = *parts_[i];
+    if (found && found->part == &p) {
+      ++i;
+      continue;
+    }
+    settle(p);
+    const bool over = p.task->finished() || p.run->source->exhausted();
+    if (over && p.in_flight == 0) {
+      TaskRecord* t = p.task;
+      parts_.erase(parts_.begin() + std::ptrdiff_t(i));
+      engine_.spread_leave(t, *this);
+      if (found) {  // keep the found participation's place
+        for (std::size_t j = 0; j < parts_.size(); ++j)
+          if (parts_[j].get() == found->part) next_part_ = j;
+      }
+    } else {
+      ++i;
+    }
+  }
+  if (next_part_ >= parts_.size()) next_part_ = 0;
+  return found;
+}
+
+std::optional<Worker::Work> Worker::steal_work() {
+  if (TaskRecord* t = engine_.steal_submitted()) return task_work(t);
+  const int n = engine_.devices();
+  auto from = [&](int v) -> std::optional<Work> {
+    if (v == index_ || v < 0) return std::nullopt;
+    if (TaskRecord* t = engine_.worker(v).steal()) {
+      sticky_ = v;
+      return task_work(t, v);
+    }
+    return std::nullopt;
+  };
+  if (const std::vector<int>* order = engine_.victim_order(index_)) {
+    for (int v : *order)
+      if (auto w = from(v)) return w;
+    return std::nullopt;
+  }
+  if (auto w = from(sticky_)) return w;
+  rng_ ^= rng_ << 13, rng_ ^= rng_ >> 7, rng_ ^= rng_ << 17;
+  const int start = int(rng_ % std::uint64_t(n));
+  for (int i = 0; i < n; ++i)
+    if (auto w = from((start + i) % n)) return w;
+  return std::nullopt;
+}
+
+// ---- issuing ----
+
+void Worker::issue(Work& w) {
+  if (busy_since_s_ < 0) busy_since_s_ = prev_done_s_ = now();
+  if (w.part)
+    issue_chunk(*w.part, w.take);
+  else
+    issue_task(w.task, w.victim);
+}
+
+void Worker::injected_fault() {
+  if (fault_after_ >= 0 && launches_ >= fault_after_)
+    raise(Errc::device_failed, device_.name(),
+          "injected fault (BATON_FAULT): launch " + std::to_string(launches_ + 1) +
+              " fails as on a lost device");
+  ++launches_;
+}
+
+EventPtr Worker::enqueue(TaskRecord* t, Span span, std::uint64_t& bytes_in,
+                         std::uint64_t& bytes_out) {
+  injected_fault();
+  for (const EventWait& w : t->waits)
+    if (w.device != index_) compute_.wait(w.event);
+  prepare(device_, t->args, span, scratch_);
+  bytes_in = scratch_.bytes_in;
+  for (const EventPtr& e : scratch_.waits) compute_.wait(e);
+  compute_.launch(t->kernel->kernel, span, KernelArgs(scratch_.launch));
+  EventPtr done = compute_.record();
+  bytes_out = record_writes(device_, t->args, span, done, engine_.write_back());
+  return done;
+}
+
+void Worker::issue_task(TaskRecord* t, int victim) {
+  if (!engine_.can_run(t, index_)) {  // stolen, but not for this device
+    engine_.make_ready(t, this);
+    return;
+  }
+  for (const EventWait& w : t->waits)
+    if (w.device != index_ && !compute_.can_wait(w.event)) {
+      defer(t);
+      return;
+    }
+  engine_.left_queue(t, index_);
+  const double start = now();
+  const Span span{t->range.first, t->range.first + t->range.n};
+  std::uint64_t bytes_in = 0, bytes_out = 0;
+  EventPtr done;
+  try {
+    done = enqueue(t, span, bytes_in, bytes_out);
+  } catch (const Error& e) {
+    if (e.code() == Errc::device_failed) {
+      counters_.add(counters_.reruns, 1);
+      std::vector<TaskRecord*> again{t};
+      device_lost(e.message());
+      engine_.requeue(again);
+    } else if (e.code() == Errc::out_of_memory) {
+      engine_.exclude(t, index_, e.message());
+    } else {
+      task_failed(t, std::current_exception());
+    }
+    return;
+  } catch (...) {  // a cpu kernel that threw: the caller's error
+    task_failed(t, std::current_exception());
+    return;
+  }
+  counters_.add(counters_.tasks, 1);
+  counters_.add(counters_.items, t->range.n);
+  counters_.add(counters_.bytes_in, bytes_in);
+  counters_.add(counters_.bytes_out, bytes_out);
+  if (victim >= 0) counters_.add(counters_.steals, 1);
+  engine_.issued(t, done, index_, *this);
+  flight_.push_back({t, nullptr, span, std::move(done), start});
+}
+
+void Worker::issue_chunk(Participation& p, const Take& take) {
+  TaskRecord* t = p.task;
+  SplitRun& run = *p.run;
+  const Span items{t->range.first + take.span.begin, t->range.first + take.span.end};
+  if (take.left_work && engine_.any_idle()) engine_.wake_one(index_);
+  const double start = now();
+  std::uint64_t bytes_in = 0, bytes_out = 0;
+  EventPtr done;
+  try {
+    done = enqueue(t, items, bytes_in, bytes_out);
+  } catch (const Error& e) {
+    chunk_failed(p, take, std::current_exception());
+    return;
+  } catch (...) {
+    chunk_failed(p, take, std::current_exception());
+    return;
+  }
+  DeviceStats& st = run.stats[index_];
+  st.bytes_in += bytes_in;
+  st.bytes_out += bytes_out;
+  if (take.victim >= 0) ++st.steals;
+  counters_.add(counters_.bytes_in, bytes_in);
+  counters_.add(counters_.bytes_out, bytes_out);
+  if (take.victim >= 0) counters_.add(counters_.steals, 1);
+  ++p.in_flight;
+  flight_.push_back({t, &p, take.span, std::move(done), start});
+}
+
+bool Worker::retry_deferred() {
+  bool any = false;
+  for (std::size_t i = 0; i < deferred_.size();) {
+    TaskRecord* t = deferred_[i];
+    bool ready = true;
+    for (const EventWait& w : t->waits)
+      if (w.device != index_ && !compute_.can_wait(w.event)) ready = false;
+    if (!ready) {
+      ++i;
+      continue;
+    }
+    deferred_.erase(deferred_.begin() + std::ptrdiff_t(i));
+    issue_task(t, -1);
+    any = true;
+  }
+  return any;
+}
+
+// ---- completion ----
+
+bool Worker::reap(bool block) {
+  bool any = false;
+  while (!flight_.empty()) {
+    InFlight& f = flight_.front();
+    bool ready = false;
+    try {
+      ready = block && !any ? f.done->wait_for(kPollS) : f.done->ready();
+    } catch (const Error& e) {
+      device_lost(e.message());
+      return true;
+    }
+    if (!ready) break;
+    InFlight done = std::move(f);
+    flight_.pop_front();
+    completed(done);
+    any = true;
+  }
+  return any;
+}
+
+void Worker::completed(InFlight& f) {
+  const double t = now();
+  // With work pipelined, its cost is the time since the previous completion.
+  const double seconds = t - std::max(prev_done_s_, f.issued_s);
+  prev_done_s_ = t;
+  counters_.last_done_s.store(t, std::memory_order_relaxed);
+  if (f.part) {
+    last_chunk_s_ = seconds;
+    chunk_completed(*f.part, f.span, seconds);
+  } else {
+    engine_.finished(f.task, *this, seconds);
+  }
+}
+
+void Worker::chunk_completed(Participation& p, Span span, double seconds) {
+  --p.in_flight;
+  p.done_items += span.size();
+  DeviceStats& st = p.run->stats[index_];
+  ++st.chunks;
+  st.items += span.size();
+  st.busy_s += seconds;
+  counters_.add(counters_.chunks, 1);
+  counters_.add(counters_.items, span.size());
+  p.run->source->completed(index_, span, seconds);
+  engine_.chunk_done(p.task, index_, span.size(), seconds);
+}
+
+void Worker::settle(Participation& p) {
+  if (p.in_flight == 0 && p.done_items > 0) {
+    const std::uint64_t items = p.done_items;
+    p.done_items = 0;
+    engine_.spread_publish(p.task, items, *this);
+  }
+}
+
+// ---- failures ----
+
+void Worker::task_failed(TaskRecord* t, std::exception_ptr e) {
+  engine_.fail(t, std::move(e), this);
+}
+
+void Worker::chunk_failed(Participation& p, const Take& take, std::exception_ptr e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const Error& err) {
+    if (err.code() == Errc::device_failed) {
+      p.run->source->give_back(index_, take.span);
+      p.run->reruns.fetch_add(1, std::memory_order_relaxed);
+      device_lost(err.message());
+      return;
+    }
+    if (err.code() == Errc::out_of_memory) {  // this device cannot hold it: others take it
+      p.run->source->give_back(index_, take.span);
+      engine_.spread_exclude(p.task, index_, err.message());
+      return;
+    }
+  } catch (...) {
+  }
+  engine_.spread_error(p.task, e);
+}
+
+void Worker::device_lost(const std::string& cause) {
+  if (!alive()) return;
+  alive_.store(false, std::memory_order_release);
+  failure_ = cause;
+  std::vector<TaskRecord*> requeue;
+  // Work already enqueued: what completes stays done, what cannot is re-run.
+  while (!flight_.empty()) {
+    InFlight f = std::move(flight_.front());
+    flight_.pop_front();
+    bool ok = false;
+    try {
+      f.done->wait();
+      ok = true;
+    } catch (const Error&) {
+    }
+    if (ok) {
+      completed(f);
+      continue;
+    }
+    counters_.add(counters_.reruns, 1);
+    if (f.part) {
+      --f.part->in_flight;
+      f.part->run->source->give_back(index_, f.span);
+      f.part->run->reruns.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      engine_.lost_in_flight(f.task, cause);
+      requeue.push_back(f.task);
+    }
+  }
+  for (TaskRecord* t : fixed_) requeue.push_back(t);
+  fixed_.clear();
+  while (auto x = local_.pop()) requeue.push_back(reinterpret_cast<TaskRecord*>(*x));
+  inbox_.take_all(requeue);
+  for (TaskRecord* t : deferred_) requeue.push_back(t);
+  deferred_.clear();
+  take_announcements();
+  for (auto& p : parts_) {
+    settle(*p);
+    p->run->stats[index_].failed = true;
+    p->run->stats[index_].failure = cause;
+    p->run->source->retire(index_);
+  }
+  std::vector<TaskRecord*> left;
+  for (auto& p : parts_) left.push_back(p->task);
+  parts_.clear();
+  engine_.device_failed(*this, cause, requeue, left);
+}
+
+}  // namespace baton::detail

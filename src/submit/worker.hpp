@@ -1,0 +1,197 @@
+// A device's worker: one host thread per device, alive as long as the
+// Runtime, bound once to its device (context current, CPUs near it). It takes
+// tasks placed on its device, chunks of spread tasks it takes part in and,
+// where the policy allows, tasks queued for others; enqueues them on its
+// device's queues; and notices their completion. With nothing to do it
+// sleeps, woken by whoever gives it work.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "baton/device.hpp"
+#include "common/chase_lev.hpp"
+#include "submit/launch.hpp"
+#include "submit/policy_hooks.hpp"
+#include "submit/task.hpp"
+#include "submit/task_pool.hpp"
+
+namespace baton::detail {
+
+class Engine;
+struct SplitRun;
+
+// Tasks other threads place on a device: a lock-free stack the owner empties
+// at once, oldest first.
+class Inbox {
+ public:
+  void push(TaskRecord* t) {
+    TaskRecord* head = head_.load(std::memory_order_relaxed);
+    do t->next = head;
+    while (!head_.compare_exchange_weak(head, t, std::memory_order_release,
+                                        std::memory_order_relaxed));
+  }
+  bool empty() const { return head_.load(std::memory_order_acquire) == nullptr; }
+  // Every task pushed so far, oldest first.
+  void take_all(std::vector<TaskRecord*>& out) {
+    TaskRecord* t = head_.exchange(nullptr, std::memory_order_acquire);
+    const std::size_t first = out.size();
+    for (; t; t = t->next) out.push_back(t);
+    std::reverse(out.begin() + std::ptrdiff_t(first), out.end());
+  }
+
+ private:
+  std::atomic<TaskRecord*> head_{nullptr};
+};
+
+// Figures since the Runtime started; each written by its worker only.
+struct WorkerCounters {
+  std::atomic<std::uint64_t> tasks{0}, chunks{0}, items{0}, steals{0}, bytes_in{0}, bytes_out{0},
+      reruns{0};
+  std::atomic<double> busy_s{0}, last_done_s{0};
+  void add(std::atomic<std::uint64_t>& c, std::uint64_t n) {
+    c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+  void add(std::atomic<double>& c, double x) {
+    c.store(c.load(std::memory_order_relaxed) + x, std::memory_order_relaxed);
+  }
+};
+
+class Worker {
+ public:
+  Worker(Engine& engine, int index, Device& device, std::vector<unsigned> cpus,
+         long long fault_after);
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  void start();
+  void stop();  // after every task is done: ends the thread
+
+  int index() const { return index_; }
+  Device& device() { return device_; }
+  bool alive() const { return alive_.load(std::memory_order_acquire); }
+  const std::string& failure() const { return failure_; }  // once !alive()
+  WorkerCounters& counters() { return counters_; }
+
+  // --- any thread ---
+  void post(TaskRecord* t);          // a task placed on this device
+  void announce(TaskRecord* task);   // a spread task this device takes part in
+  void wake();                       // if it sleeps
+  bool sleeping() const { return sleeping_.load(std::memory_order_seq_cst); }
+  TaskRecord* steal();               // a queued task anyone may take, or null
+  bool has_stealable() const { return local_.size() > 0; }
+
+  // --- its own thread, through the engine ---
+  void push_local(TaskRecord* t, bool stealable);
+  FreeBatch& free_batch() { return free_; }
+  void count_finished(std::uint64_t n = 1);
+
+ private:
+  // Work it found: a whole task, or a chunk of a spread task it takes part in.
+  struct Participation {
+    TaskRecord* task = nullptr;
+    SplitRun* run = nullptr;
+    std::uint64_t done_items = 0;  // completed here, not yet published
+    int in_flight = 0;
+  };
+  struct Work {
+    TaskRecord* task = nullptr;
+    Participation* part = nullptr;  // a chunk of a spread task
+    Take take{};
+    int victim = -1;
+  };
+  static Work task_work(TaskRecord* t, int victim = -1) { return Work{t, nullptr, Take{}, victim}; }
+  struct InFlight {
+    TaskRecord* task = nullptr;
+    Participation* part = nullptr;
+    Span span;  // chunks: items [0, n) of the spread task
+    EventPtr done;
+    double issued_s = 0;
+  };
+
+  void run();
+  void bind();
+  bool step();  // one round of the loop; false when there was nothing to do
+  std::optional<Work> find_work();
+  std::optional<Work> chunk_work();
+  std::optional<Work> steal_work();
+  void take_inbox();
+  void take_announcements();
+  bool has_work_now();
+  void idle();
+
+  void issue(Work& w);
+  void issue_task(TaskRecord* t, int victim);
+  void issue_chunk(Participation& p, const Take& take);
+  // Enqueues items `span` of `t` (waits, copies in, launch, writes); returns its event.
+  EventPtr enqueue(TaskRecord* t, Span span, std::uint64_t& bytes_in, std::uint64_t& bytes_out);
+  bool reap(bool block);  // notices completed work; true when some completed
+  void completed(InFlight& f);
+  void chunk_completed(Participation& p, Span span, double seconds);
+  void settle(Participation& p);  // publishes what it completed; leaves when nothing is left
+  void defer(TaskRecord* t) { deferred_.push_back(t); }
+  bool retry_deferred();
+
+  // Failures.
+  void task_failed(TaskRecord* t, std::exception_ptr e);
+  void chunk_failed(Participation& p, const Take& take, std::exception_ptr e);
+  void device_lost(const std::string& cause);
+  void drain_after_failure();
+  void injected_fault();
+
+  double now() const { return clock_.now(); }
+
+  Engine& engine_;
+  const int index_;
+  Device& device_;
+  Clock& clock_;
+  Queue& compute_;
+  std::vector<unsigned> cpus_;
+  const long long fault_after_;
+  long long launches_ = 0;
+  const std::size_t depth_;
+  const double idle_spin_s_;
+  const double long_chunk_s_;
+
+  std::thread thread_;
+  std::unique_ptr<Parker> parker_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> sleeping_{false};
+  std::atomic<bool> alive_{true};
+  std::string failure_;
+
+  // Queues.
+  ChaseLevDeque local_;               // tasks others may steal
+  std::deque<TaskRecord*> fixed_;     // tasks placed here that stay here
+  Inbox inbox_;
+  std::vector<TaskRecord*> inbox_scratch_;
+  std::mutex announce_mu_;
+  std::vector<TaskRecord*> announced_;
+  std::atomic<bool> has_announced_{false};
+  std::vector<std::unique_ptr<Participation>> parts_;
+  std::size_t next_part_ = 0;  // round robin over spread tasks
+  std::deque<InFlight> flight_;
+  std::vector<TaskRecord*> deferred_;  // wait for events this device cannot wait for itself
+  int sticky_ = -1;                    // the victim that last had work
+  std::uint64_t rng_;
+
+  // Timing of back-to-back chunks: a chunk's cost is the time since the
+  // previous completion when they overlap.
+  double prev_done_s_ = 0, busy_since_s_ = -1, last_chunk_s_ = 0;
+  std::uint64_t unpublished_ = 0;  // tasks finished, not yet counted in the engine
+
+  Prepared scratch_;
+  FreeBatch free_;
+  WorkerCounters counters_;
+};
+
+}  // namespace baton::detail

@@ -1,0 +1,273 @@
+// What every backend must do through the Runtime, written once and
+// instantiated per backend (conformance/<backend>.cpp), as Kokkos
+// instantiates its unit tests per execution space: tasks in graph order,
+// each item exactly once under random timing, dependencies between tasks on
+// different devices, usage errors raised without retiring a device, and a
+// device failing in the middle of a graph with nothing lost.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <string>
+#include <thread>
+
+#include "baton/error.hpp"
+#include "baton/runtime.hpp"
+#include "sched/policy.hpp"
+#include "workloads/balance_kernels.hpp"
+
+namespace conformance {
+
+using namespace baton;
+
+class Conformance : public testing::TestWithParam<std::string> {
+ protected:
+  // The parameter's devices, or a skip naming why they are not here.
+  std::unique_ptr<Runtime> open(const std::string& fault = "", const std::string& policy = "ws") {
+    Options o;
+    o.devices = GetParam();
+    o.perf_model_file = "";
+    o.fault = fault;
+    o.policy = policy;
+    try {
+      return std::make_unique<Runtime>(o);
+    } catch (const Error& e) {
+      if (e.code() != Errc::backend_unavailable) throw;
+      skip_reason_ = e.what();
+      return nullptr;
+    }
+  }
+  std::string skip_reason_;
+};
+
+#define CONFORMANCE_OPEN(rt, ...) \
+  auto rt = open(__VA_ARGS__);    \
+  if (!rt) {                      \
+    GTEST_SKIP() << "no " << GetParam() << " devices: " << skip_reason_; \
+  }
+
+inline std::vector<std::string> policy_list() {
+  std::vector<std::string> names;
+  for (const auto& p : detail::policies()) names.push_back(p.name);
+  return names;
+}
+
+// x -> a*x + b, `steps` times, as fmaf does on every backend (GPU compilers
+// contract a*x+b into an FMA; the reference does too).
+inline float fma_steps(float x, float a, float b, int steps) {
+  for (int i = 0; i < steps; ++i) x = std::fma(x, a, b);
+  return x;
+}
+
+// A chain of tasks through two buffers, x -> y -> x -> ..., under every
+// policy: each task reads what the previous one wrote, wherever it ran.
+TEST_P(Conformance, TasksRunInGraphOrder) {
+  CONFORMANCE_OPEN(rt);
+  const std::size_t n = 4096;
+  Kernel fma = workloads::fma_kernel(1);
+  for (const std::string& policy : policy_list()) {
+    auto x = rt->buffer<float>(n), y = rt->buffer<float>(n);
+    for (std::size_t i = 0; i < n; ++i) x.host()[i] = float(i % 7) * 0.25f;
+    const int steps = 24;
+    for (int s = 0; s < steps; ++s) {
+      auto& from = s % 2 ? y : x;
+      auto& to = s % 2 ? x : y;
+      rt->submit({n}, fma, in(from), out(to), 0.5f, 1.0f, 1, Policy::by_name(policy));
+    }
+    rt->wait_all();
+    auto result = x.read();  // steps is even: the last task wrote x
+    for (std::size_t i = 0; i < n; i += 97)
+      ASSERT_FLOAT_EQ(result[i], fma_steps(float(i % 7) * 0.25f, 0.5f, 1.0f, steps))
+          << policy << " item " << i;
+  }
+}
+
+// Micro-batches: tasks over disjoint parts of one buffer, then one task over
+// the whole of it, then the host; each part is right.
+TEST_P(Conformance, PartsOfOneBufferAreTasksOfTheirOwn) {
+  CONFORMANCE_OPEN(rt);
+  const std::uint64_t parts = 8, per = 1000, n = parts * per;
+  auto x = rt->buffer<float>(n), y = rt->buffer<float>(n);
+  for (std::uint64_t i = 0; i < n; ++i) x.host()[i] = float(i / per);
+  Kernel fma = workloads::fma_kernel(1);
+  for (std::uint64_t p = 0; p < parts; ++p)  // y = 2x + p... each part its own task
+    rt->submit(Range{per, 0, p * per}, fma, in(x), out(y), 2.0f, float(p), 1);
+  rt->submit(Range{n, 0, 0}, fma, in(y), out(x), 1.0f, 1.0f, 1);  // x = y + 1, after all parts
+  const RunStats s = rt->wait_all();
+  EXPECT_EQ(s.tasks, parts + 1);
+  auto r = x.read();
+  for (std::uint64_t i = 0; i < n; i += 37) {
+    const float part = float(i / per);
+    ASSERT_FLOAT_EQ(r[i], std::fma(std::fma(part, 2.0f, part), 1.0f, 1.0f)) << i;
+  }
+}
+
+// Every item of spread tasks and of many small tasks runs exactly once,
+// whatever the chunk size, the policy and (on cpu code) random delays that
+// jitter when devices finish and steal.
+TEST_P(Conformance, EachItemRunsExactlyOnceUnderRandomTiming) {
+  CONFORMANCE_OPEN(rt);
+  std::mt19937_64 rng(7);
+  Kernel count = workloads::count_kernel();
+  count.cpu([](Span s, const KernelArgs& a) {
+    int* c = a.ptr<int>(0);
+    for (auto i = s.begin; i < s.end; ++i) c[i] += 1;
+    std::mt19937_64 g(s.begin * 2654435761u);
+    std::this_thread::sleep_for(std::chrono::microseconds(g() % 150));
+  });
+  for (const std::string& policy : policy_list()) {
+    const std::uint64_t n = 3000 + rng() % 5000;
+    auto counts = rt->buffer<int>(n);
+    std::fill(counts.host().begin(), counts.host().end(), 0);
+    RunStats s = rt->parallel_for(Range{n, 1 + rng() % 200}, count, inout(counts),
+                                  Policy::by_name(policy));
+    std::uint64_t items = 0;
+    for (const auto& d : s.devices) items += d.items;
+    EXPECT_EQ(items, n) << policy;
+    // Small tasks over consecutive pieces, submitted while earlier ones run.
+    for (std::uint64_t at = 0; at < n;) {
+      const std::uint64_t len = std::min<std::uint64_t>(n - at, 1 + rng() % 300);
+      rt->submit(Range{len, 0, at}, count, inout(counts), Policy::by_name(policy));
+      at += len;
+    }
+    rt->wait_all();
+    auto c = counts.read();
+    std::size_t wrong = 0;
+    for (std::uint64_t i = 0; i < n; ++i) wrong += c[i] != 2;
+    EXPECT_EQ(wrong, 0u) << policy << ": items not run exactly once per task";
+  }
+}
+
+// Producer and consumer pinned to different devices: the consumer follows
+// the producer by an event its queue waits for (or, where the two devices
+// cannot, once the producer is done), and sees its results.
+TEST_P(Conformance, DependenciesAcrossDevices) {
+  CONFORMANCE_OPEN(rt);
+  const int devices = int(rt->devices().size());
+  if (devices < 2) GTEST_SKIP() << GetParam() << " has one device";
+  const std::size_t n = 1 << 14;
+  auto a = rt->buffer<float>(n), b = rt->buffer<float>(n), c = rt->buffer<float>(n);
+  for (std::size_t i = 0; i < n; ++i) a.host()[i] = float(i % 11);
+  Kernel fma = workloads::fma_kernel(8);
+  for (int round = 0; round < 6; ++round) {
+    const int p = round % devices, q = (round + 1) % devices;
+    rt->submit({n}, fma, in(a), out(b), 1.0f, 1.0f, 8, on(p));  // b = a + 8
+    rt->submit({n}, fma, in(b), out(c), 1.0f, 2.0f, 8, on(q));  // c = b + 16
+    rt->submit({n}, fma, in(c), out(a), 1.0f, -24.0f, 1, on(p));  // a = c - 24 = a
+  }
+  const RunStats s = rt->wait_all();
+  for (int d = 0; d < std::min(devices, 2); ++d) EXPECT_GT(s.devices[d].tasks, 0u) << d;
+  auto r = a.read();
+  auto rc = c.read();
+  for (std::size_t i = 0; i < n; i += 101) {
+    ASSERT_FLOAT_EQ(r[i], float(i % 11)) << i;
+    ASSERT_FLOAT_EQ(rc[i], float(i % 11) + 24.0f) << i;
+  }
+}
+
+// A kernel whose code is wrong for the device (a missing entry point, or cpu
+// code that throws) fails its task, and whoever waits for it gets the error;
+// the devices stay, and the next task runs.
+TEST_P(Conformance, UsageErrorsReachTheCallerAndRetireNoDevice) {
+  CONFORMANCE_OPEN(rt);
+  Kernel wrong_entry("wrong_entry");
+  wrong_entry.cpu([](Span, const KernelArgs&) { throw std::invalid_argument("no such entry"); });
+  wrong_entry.opencl("__kernel void real_name(ulong b, ulong e, __global int* c) {}", "no_such");
+  wrong_entry.cuda_source("extern \"C\" __global__ void real_name(unsigned long long b, "
+                          "unsigned long long e, int* c) {}",
+                          "no_such");
+  const std::size_t n = 256;
+  auto counts = rt->buffer<int>(n);
+  std::fill(counts.host().begin(), counts.host().end(), 0);
+  Task t = rt->submit({n}, wrong_entry, inout(counts));
+  Task after = rt->submit({n}, workloads::count_kernel(), inout(counts));  // follows t
+  try {
+    rt->wait(t);
+    ADD_FAILURE() << "a kernel with no such entry ran";
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    // The vendor's call and code where there is one (a GPU's missing entry), else the kernel's.
+    EXPECT_TRUE(what.find("no_such") != std::string::npos ||
+                what.find("no such entry") != std::string::npos)
+        << what;
+    if (what.find("no_such") != std::string::npos) {
+      EXPECT_TRUE(what.find("cuModuleGetFunction") != std::string::npos ||
+                  what.find("clCreateKernel") != std::string::npos)
+          << what;
+    }
+  }
+  EXPECT_ANY_THROW(rt->wait(after));  // what depends on a failed task fails too
+  EXPECT_NO_THROW(rt->wait_all());   // both were raised already
+  RunStats s = rt->parallel_for({n}, workloads::count_kernel(), inout(counts));
+  for (const auto& d : s.devices) EXPECT_FALSE(d.failed) << d.name << ": " << d.failure;
+  for (int v : counts.read()) ASSERT_EQ(v, 1);
+}
+
+// One device fails (an injected fault, as a lost device would) after a few
+// launches, in the middle of a graph of chains and spread tasks: its tasks
+// and chunks run elsewhere and every result is right. Under static, so that
+// the device surely gets work to fail at.
+TEST_P(Conformance, ADeviceFailingMidGraphLosesNothing) {
+  std::string victim;
+  {
+    CONFORMANCE_OPEN(probe);
+    if (probe->devices().size() < 2) GTEST_SKIP() << GetParam() << " has one device";
+    victim = probe->devices().back()->name();
+  }
+  CONFORMANCE_OPEN(rt, victim + ":after=3", "static");
+  const std::size_t n = 2048, chains = 4, steps = 12;
+  Kernel fma = workloads::fma_kernel(1);
+  Kernel count = workloads::count_kernel();
+  std::vector<Buffer<float>> x, y;
+  for (std::size_t c = 0; c < chains; ++c) {
+    x.push_back(rt->buffer<float>(n)), y.push_back(rt->buffer<float>(n));
+    for (std::size_t i = 0; i < n; ++i) x[c].host()[i] = float(c);
+  }
+  auto counts = rt->buffer<int>(n * 8);
+  std::fill(counts.host().begin(), counts.host().end(), 0);
+  for (std::size_t s = 0; s < steps; ++s) {
+    for (std::size_t c = 0; c < chains; ++c) {
+      auto& from = s % 2 ? y[c] : x[c];
+      auto& to = s % 2 ? x[c] : y[c];
+      rt->submit({n}, fma, in(from), out(to), 1.0f, 1.0f, 1);
+    }
+    rt->submit(Range{n * 8, 64}, count, inout(counts), split);
+  }
+  const RunStats s = rt->wait_all();
+  EXPECT_TRUE(s.devices.back().failed);
+  EXPECT_NE(s.devices.back().failure.find("injected fault"), std::string::npos);
+  for (std::size_t c = 0; c < chains; ++c) {
+    auto r = x[c].read();
+    for (std::size_t i = 0; i < n; i += 61) ASSERT_FLOAT_EQ(r[i], float(c) + float(steps)) << c;
+  }
+  for (int v : counts.read()) ASSERT_EQ(v, int(steps));
+}
+
+// When every device fails, the error names each one and why.
+TEST_P(Conformance, WhenEveryDeviceFailsTheErrorListsEachCause) {
+  std::string faults;
+  {
+    CONFORMANCE_OPEN(probe);
+    for (const auto& d : probe->devices())
+      faults += (faults.empty() ? "" : ",") + d->name() + ":after=1";
+  }
+  CONFORMANCE_OPEN(rt, faults);
+  const std::size_t n = 4096;
+  auto counts = rt->buffer<int>(n);
+  std::fill(counts.host().begin(), counts.host().end(), 0);
+  try {
+    for (int i = 0; i < 4; ++i)
+      rt->parallel_for(Range{n, 64}, workloads::count_kernel(), inout(counts));
+    FAIL() << "every device failed, yet the work completed";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::device_failed) << e.what();
+    for (const auto& d : rt->devices())
+      EXPECT_NE(std::string(e.what()).find(d->name() + ": injected fault"), std::string::npos)
+          << e.what();
+  }
+}
+
+}  // namespace conformance
