@@ -122,6 +122,7 @@ class Runtime {
   Options options_;
   DeviceSet set_;
   std::unique_ptr<detail::Engine> engine_;
+  int default_policy_ = 0;  // options().policy's index
   // Buffers made here: those still alive when the runtime goes keep their
   // data on the host and drop their device replicas.
   std::vector<std::weak_ptr<detail::BufferState>> buffers_;

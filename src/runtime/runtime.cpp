@@ -29,6 +29,7 @@ Runtime::Runtime(DeviceSet devices, Options options)
     for (const auto& l : file.links()) set_.topology.add_link(l);
   }
   engine_ = std::make_unique<detail::Engine>(set_, options_, detail::policies(), this);
+  default_policy_ = engine_->policy_index(options_.policy);
 }
 
 Runtime::~Runtime() {
@@ -86,7 +87,7 @@ Task Runtime::submit_packed(Range range, const Kernel& kernel, Packed& p, bool k
   r.range = range;
   r.kernel = &kernel;
   r.args = p.args;
-  r.policy = engine_->policy_index(p.policy ? *p.policy : options_.policy);
+  r.policy = p.policy ? engine_->policy_index(*p.policy) : default_policy_;
   r.pinned = p.on;
   r.keep = keep;
   if (p.on < -1) raise(Errc::invalid_argument, kernel.name(), "baton::on() takes a device index");

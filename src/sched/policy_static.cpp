@@ -24,18 +24,24 @@ class ShareSource final : public ChunkSource {
       for (double& x : w) x = x > 0 ? 1.0 : 0.0;
     shares_ = proportional_shares(plan.items, w);
     chunk_ = std::max<std::uint64_t>(1, plan.max_chunk);
+    launch_ = plan.launch;
     unstarted_.store(plan.items, std::memory_order_relaxed);
   }
 
   std::optional<Take> next(int dev) override {
     if (aborted()) return std::nullopt;
-    if (auto orphan = take_orphan(chunk_)) return Take{*orphan};
+    Take t;
+    t.launch = launch_;
+    if (auto orphan = take_orphan(chunk_)) {
+      t.span = *orphan;
+      return t;
+    }
     Span& s = shares_[dev];
     if (s.empty()) return std::nullopt;
-    Span out{s.begin, std::min(s.end, s.begin + chunk_)};
-    s.begin = out.end;
-    unstarted_.fetch_sub(out.size(), std::memory_order_relaxed);
-    return Take{out};
+    t.span = {s.begin, std::min(s.end, s.begin + chunk_)};
+    s.begin = t.span.end;
+    unstarted_.fetch_sub(t.span.size(), std::memory_order_relaxed);
+    return t;
   }
 
   void retire(int dev) override {
@@ -53,7 +59,7 @@ class ShareSource final : public ChunkSource {
 
  private:
   bool weighted_;
-  std::uint64_t chunk_ = 1;
+  std::uint64_t chunk_ = 1, launch_ = 0;
   std::vector<Span> shares_;  // shares_[d] is touched by d's worker only
   std::atomic<std::uint64_t> unstarted_{0};
 };

@@ -62,18 +62,9 @@ class WsSource final : public ChunkSource {
   }
 
   std::optional<Take> next(int dev) override {
-    if (aborted()) return std::nullopt;
-    if (plan_.weights[dev] <= 0) {  // joined after a failure: it takes what was given back
-      if (auto orphan = take_orphan(plan_.max_chunk)) return Take{*orphan};
-      return std::nullopt;
-    }
-    const std::uint64_t grain = chunk_for(dev);
-    if (auto orphan = take_orphan(grain * quantum_)) {  // orphans are in items
-      note_started(dev, orphan->size());
-      return Take{*orphan};
-    }
-    if (auto s = pop(dev)) return run(Take{*s}, grain, dev);
-    return steal(dev, grain);
+    auto t = take(dev);
+    if (t) t->launch = plan_.launch;
+    return t;
   }
 
   void completed(int dev, Span span, double seconds) override {
@@ -93,18 +84,34 @@ class WsSource final : public ChunkSource {
     if (has_orphans()) return true;
     for (std::size_t v = 0; v < n_; ++v)
       if (int(v) != dev && devs_[v].queued.load(std::memory_order_relaxed) > 0 &&
-          (!topo_ || const_cast<WsSource*>(this)->pays(dev, int(v))))
+          (!topo_ || pays(dev, int(v))))
         return true;
     return false;
   }
 
  private:
+  // The next span for dev, before its launch size is set.
+  std::optional<Take> take(int dev) {
+    if (aborted()) return std::nullopt;
+    if (plan_.weights[dev] <= 0) {  // joined after a failure: it takes what was given back
+      if (auto orphan = take_orphan(plan_.max_chunk)) return Take{*orphan};
+      return std::nullopt;
+    }
+    const std::uint64_t grain = chunk_for(dev);
+    if (auto orphan = take_orphan(grain * quantum_)) {  // orphans are in items
+      note_started(dev, orphan->size());
+      return Take{*orphan};
+    }
+    if (auto s = pop(dev)) return run(Take{*s}, grain, dev);
+    return steal(dev, grain);
+  }
+
   struct PerDevice {
     ChaseLevDeque deque;
     std::atomic<std::int64_t> queued{0};  // units in the deque (approximate under races)
     int sticky = 0;                       // ws: the victim to try first
     std::uint64_t rng = 0x9e3779b97f4a7c15ull;
-    std::vector<double> rates;  // scratch for effective_rates, owner only
+    mutable std::vector<double> rates;  // scratch for effective_rates, owner only
     // Items this device has started; written by its owner only, so a plain
     // store suffices and no cache line is fought over per chunk.
     alignas(64) std::atomic<std::uint64_t> started{0};
@@ -206,7 +213,7 @@ class WsSource final : public ChunkSource {
 
   // Stealing about half of v's queue pays when the thief, data transfer
   // included, finishes it before v would reach it.
-  bool pays(int thief, int v) {
+  bool pays(int thief, int v) const {
     const double queued =
         double(devs_[v].queued.load(std::memory_order_relaxed)) * double(quantum_);
     std::vector<double>& r = devs_[thief].rates;

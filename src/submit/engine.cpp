@@ -1,6 +1,7 @@
 #include "submit/engine.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <thread>
 
 #include "baton/error.hpp"
@@ -42,12 +43,19 @@ Engine::Engine(DeviceSet& devices, const Options& options,
       owner_(owner),
       clock_(devices.devices.at(0)->clock()),
       machine_(machine_of(devices, options)) {
+  static std::atomic<std::uint64_t> engines{0};
+  serial_ = engines.fetch_add(1) + 1;
   for (const auto& d : set_.devices)
     if (&d->clock() != &clock_)
       raise(Errc::invalid_argument, d->name(),
             "its clock is not the other devices' (sim devices run on virtual time: do not mix "
             "them with real ones)");
-  for (const PolicyEntry& p : policies) policies_.push_back({p.name, &p, nullptr, {}});
+  for (const PolicyEntry& p : policies) {
+    PolicySlot slot;
+    slot.name = p.name;
+    slot.entry = &p;
+    policies_.push_back(std::move(slot));
+  }
   const std::vector<long long> faults = parse_faults(options_.fault, machine_.names);
   for (int d = 0; d < machine_.devices; ++d) {
     std::vector<unsigned> cpus = d < int(set_.affinity.size()) ? set_.affinity[d] : std::vector<unsigned>{};
@@ -79,7 +87,9 @@ int Engine::policy_index(const std::string& name) {
       std::lock_guard lock(runs_mu_);
       if (!slot.instance) {
         slot.instance = slot.entry->make(machine_);
-        if (slot.instance->steals()) any_stealing_.store(true);
+        slot.steals = slot.instance->steals();
+        slot.learns = slot.instance->learns();
+        if (slot.steals) any_stealing_.store(true);
       }
     }
     return int(i);
@@ -119,6 +129,7 @@ void Engine::set_rates(const Kernel& kernel, const std::vector<double>& rates) {
   for (std::size_t d = 0; d < rates.size(); ++d)
     e.weights[d].store(e.runs_on[d] ? std::max(rates[d], 1e-9) : 0.0);
   e.calibrated = true;
+  weights_epoch_.fetch_add(1, std::memory_order_release);
 }
 
 const std::vector<double>* Engine::known_rates(const Kernel& kernel) {
@@ -141,7 +152,7 @@ void Engine::track(const std::shared_ptr<BufferState>& buffer) {
 // ---- submission ----
 
 Task Engine::submit(Request r) {
-  std::unique_lock lock(submit_mu_);
+  std::lock_guard lock(submit_mu_);
   const KernelEntry& kernel = kernel_entry(*r.kernel);
   check_args(kernel.kernel, *r.args, r.range, r.kind == TaskKind::split, owner_);
   if (r.pinned >= int(workers_.size()))
@@ -162,19 +173,21 @@ Task Engine::submit(Request r) {
   for (RunArg& a : *r.args) t->args.push_back(std::move(a));
   t->policy = r.policy;
   t->pinned = r.pinned;
-  t->submitted_at = clock_.now();
+  t->tracked = std::any_of(t->args.begin(), t->args.end(), [](const RunArg& a) { return a.is_buffer; });
   t->state.store(TaskState::pending, std::memory_order_relaxed);
   t->pending.store(1, std::memory_order_relaxed);  // held while edges are added
   t->refs.store(r.keep ? 2 : 1, std::memory_order_relaxed);
-  if (epoch_start_ < 0) epoch_start_ = t->submitted_at;
+  if (epoch_start_ < 0) epoch_start_ = clock_.now();
   const TaskRef self = t->ref();
-  if (!t->args.empty()) {
-    accesses_of(t->args, {t->range.first, t->range.first + t->range.n}, accesses_);
-    follows_.clear();
-    tracker_.add(self, accesses_, follows_);
-    for (const TaskRef& pred : follows_) depend(t, pred);
+  submitted_.store(submitted_.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);
+  if (!t->tracked) {  // no buffer: nothing to follow
+    make_ready(t, nullptr);
+    return Task{self.record->index, self.generation};
   }
-  submitted_.fetch_add(1, std::memory_order_relaxed);
+  accesses_of(t->args, {t->range.first, t->range.first + t->range.n}, accesses_);
+  follows_.clear();
+  tracker_.add(self, accesses_, follows_);
+  for (const TaskRef& pred : follows_) depend(t, pred);
   if (t->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) make_ready(t, nullptr);
   return Task{self.record->index, self.generation};
 }
@@ -211,17 +224,38 @@ void Engine::fill_weights(const TaskRecord* t, std::vector<double>& weights) con
     weights[d] = can_run(t, int(d)) ? t->kernel->weights[d].load(std::memory_order_relaxed) : 0.0;
 }
 
-TaskShape Engine::shape(const TaskRecord* t, std::vector<double>& weights,
+// Most tasks of a thread are of the kernel its last one was: their weights
+// stay as they were until a device fails or rates change (the epoch moves).
+const std::vector<double>& Engine::weights_of(const TaskRecord* t) const {
+  // Keyed by serials, not addresses: a later engine or kernel entry may
+  // live where an earlier one did.
+  struct Cache {
+    std::uint64_t engine = 0, kernel = 0, epoch = 0;
+    std::vector<double> weights;
+  };
+  thread_local Cache cache, excluded;
+  if (!t->excluded.empty()) {
+    fill_weights(t, excluded.weights);
+    return excluded.weights;
+  }
+  const std::uint64_t epoch = weights_epoch_.load(std::memory_order_acquire);
+  const std::uint64_t kernel = t->kernel->kernel.id();
+  if (cache.engine != serial_ || cache.kernel != kernel || cache.epoch != epoch) {
+    fill_weights(t, cache.weights);
+    cache.engine = serial_, cache.kernel = kernel, cache.epoch = epoch;
+  }
+  return cache.weights;
+}
+
+TaskShape Engine::shape(const TaskRecord* t, const std::vector<double>& weights,
                         std::vector<double>& transfer, bool with_transfers) const {
-  fill_weights(t, weights);
   TaskShape s;
   s.kernel_id = t->kernel->kernel.id();
   s.kernel_name = &t->kernel->kernel.name();
   s.items = t->range.n;
   s.weights = weights;
-  s.now = clock_.now();
   transfer.clear();
-  if (!with_transfers || t->args.empty()) return s;
+  if (!with_transfers || !t->tracked) return s;
   // Only worth reading the buffers' state where devices sit on several memories.
   bool several = false;
   for (int d = 1; d < machine_.devices && !several; ++d)
@@ -266,10 +300,10 @@ void Engine::make_ready(TaskRecord* t, Worker* from) {
 }
 
 void Engine::place_single(TaskRecord* t, Worker* from) {
-  thread_local std::vector<double> weights, transfer;
+  thread_local std::vector<double> transfer;
   SchedulingPolicy& pol = policy(t);
   int d = kAnyDevice;
-  fill_weights(t, weights);
+  const std::vector<double>& weights = weights_of(t);
   if (std::none_of(weights.begin(), weights.end(), [](double w) { return w > 0; })) {
     fail(t,
          std::make_exception_ptr(Error(Errc::device_failed, t->kernel->kernel.name(),
@@ -285,36 +319,47 @@ void Engine::place_single(TaskRecord* t, Worker* from) {
     if (d >= 0 && !(weights[d] > 0)) d = kAnyDevice;
   }
   if (d == kAnyDevice) {
+    // A worker keeps what it releases (the data is likely here); tasks from
+    // the submitter go round the devices in proportion to their capability,
+    // and idle devices steal to even out the rest.
     if (from && weights[from->index()] > 0) {
-      from->push_local(t, true);
+      from->push_local(t, stealable(t));
       return;
     }
-    if (!from && pol.steals()) {  // the submitting thread: the shared queue
-      submitted_queue_.push(reinterpret_cast<std::uintptr_t>(t));
-      if (any_idle()) wake_one(-1);
-      return;
-    }
-    // A failed device's tasks, or a policy that took no pick: the first able device.
-    for (std::size_t i = 0; i < weights.size() && d < 0; ++i)
-      if (weights[i] > 0) d = int(i);
+    d = by_capability(weights);
   }
-  if (from && from->index() == d)
+  if (from && from->index() == d) {
     from->push_local(t, stealable(t));
-  else
-    workers_[d]->post(t);
+    return;
+  }
+  workers_[d]->post(t);
+  if (stealable(t) && any_idle()) wake_one(d);
 }
 
-TaskRecord* Engine::steal_submitted() {
-  if (submitted_queue_.size() == 0) return nullptr;
-  auto x = submitted_queue_.steal();
-  return x ? reinterpret_cast<TaskRecord*>(*x) : nullptr;
+// The golden-ratio sequence over the cumulative weights: each device gets a
+// share in proportion to its weight, spread evenly, with no state but a counter.
+int Engine::by_capability(const std::vector<double>& weights) {
+  double total = 0;
+  for (double w : weights) total += std::max(0.0, w);
+  // n * golden ratio, modulo 1, in 64-bit fixed point.
+  const std::uint64_t n = spread_counter_.fetch_add(1, std::memory_order_relaxed);
+  const double at = double((n * 0x9e3779b97f4a7c15ull) >> 11) * 0x1p-53 * total;
+  double acc = 0;
+  int last = 0;
+  for (std::size_t d = 0; d < weights.size(); ++d) {
+    if (!(weights[d] > 0)) continue;
+    acc += weights[d];
+    last = int(d);
+    if (at < acc) break;
+  }
+  return last;
 }
 
 void Engine::left_queue(TaskRecord* t, int d) {
-  if (t->placed_on < 0) return;
+  if (t->placed_on < 0 || !learns(t)) return;
   SchedulingPolicy& pol = policy(t);
-  thread_local std::vector<double> weights, transfer;
-  pol.unplaced(t->placed_on, shape(t, weights, transfer, false));
+  thread_local std::vector<double> transfer;
+  pol.unplaced(t->placed_on, shape(t, weights_of(t), transfer, false));
   t->placed_on = -1;
   (void)d;
 }
@@ -339,6 +384,10 @@ void Engine::release(std::vector<TaskRecord*>& successors, Worker* from) {
 }
 
 void Engine::issued(TaskRecord* t, const EventPtr& done, int device, Worker& from) {
+  if (!t->tracked) {  // nothing can follow it: no edges to guard, no event to keep
+    t->state.store(TaskState::issued, std::memory_order_release);
+    return;
+  }
   std::vector<TaskRecord*> successors;
   {
     std::lock_guard lock(t->lock);
@@ -360,15 +409,16 @@ void Engine::finished(TaskRecord* t, Worker& by, double seconds) {
     fail(t, t->error, &by);
     return;
   }
-  SchedulingPolicy& pol = policy(t);
-  if (pol.learns()) {
-    thread_local std::vector<double> weights, transfer;
-    pol.finished(by.index(), shape(t, weights, transfer, false), seconds);
+  if (learns(t)) {
+    thread_local std::vector<double> transfer;
+    policy(t).finished(by.index(), shape(t, weights_of(t), transfer, false), seconds);
   }
-  {
+  if (t->tracked) {
     std::lock_guard lock(t->lock);
     t->state.store(TaskState::done, std::memory_order_release);
     t->consumers.clear();
+  } else {
+    t->state.store(TaskState::done, std::memory_order_release);
   }
   if (t->host_waits.load(std::memory_order_seq_cst)) notify_hosts();
   count_done(&by);
@@ -461,11 +511,11 @@ void Engine::notify_hosts() {
 template <class Done>
 void Engine::wait_until(Done done, TaskRecord* task) {
   if (done()) return;
-  if (!clock_.is_virtual())  // a short task is over before a sleep would begin
-    for (int i = 0; i < 2000; ++i) {
+  if (!clock_.is_virtual()) {  // a short task is over before a sleep would begin
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(20);
+    while (std::chrono::steady_clock::now() < until)
       if (done()) return;
-      std::this_thread::yield();
-    }
+  }
   std::unique_ptr<Parker> parker = clock_.make_parker(false);
   if (task) task->host_waits.store(true, std::memory_order_seq_cst);
   {

@@ -92,9 +92,8 @@ class Engine final : public HostAccessGuard {
   void make_ready(TaskRecord* t, Worker* from);
   // Other devices may take `t` from the queue it waits in: its policy steals
   // and it is not pinned to its device.
-  bool stealable(const TaskRecord* t) const {
-    return t->pinned < 0 && policies_[t->policy].instance->steals();
-  }
+  bool stealable(const TaskRecord* t) const { return t->pinned < 0 && policies_[t->policy].steals; }
+  bool learns(const TaskRecord* t) const { return policies_[t->policy].learns; }
   // Device `d` may run `t`: it is alive, has code for the kernel and did not run out of memory for it.
   bool can_run(const TaskRecord* t, int d) const;
   // `t` leaves device `d`'s queue to run there: its policy is told.
@@ -112,7 +111,9 @@ class Engine final : public HostAccessGuard {
   void lost_in_flight(TaskRecord* t, const std::string& cause);
   void published(std::uint64_t tasks);
   void pool_flush(FreeBatch& batch) { pool_.flush(batch); }
-  bool any_idle() const { return sleepers_.load(std::memory_order_seq_cst) > 0; }
+  // After publishing work: a read-modify-write, so that it is ordered after
+  // the publication (a worker counts itself asleep, then looks for work).
+  bool any_idle() { return sleepers_.fetch_add(0, std::memory_order_seq_cst) > 0; }
   void sleeping(bool now) { sleepers_.fetch_add(now ? 1 : -1, std::memory_order_seq_cst); }
   void wake_one(int except);
   void wake_all();
@@ -122,8 +123,6 @@ class Engine final : public HostAccessGuard {
   bool write_back() const { return options_.write_back; }
   // Some policy in use lets idle devices take others' queued tasks.
   bool steals_anything() const { return any_stealing_.load(std::memory_order_relaxed); }
-  bool has_submitted() const { return submitted_queue_.size() > 0; }
-  TaskRecord* steal_submitted();
   // The victims device `d` tries, nearest first, under the default policy (null: any order).
   const std::vector<int>* victim_order(int d) const;
 
@@ -146,14 +145,19 @@ class Engine final : public HostAccessGuard {
     std::string name;
     const PolicyEntry* entry = nullptr;
     std::unique_ptr<SchedulingPolicy> instance;  // made on first use
+    bool steals = false, learns = false;          // the instance's, read on every task
     std::vector<std::unique_ptr<ChunkSource>> idle_sources;
   };
 
   const KernelEntry& kernel_entry(const Kernel& k);  // under submit_mu_
   void depend(TaskRecord* t, const TaskRef& pred);
   void place_single(TaskRecord* t, Worker* from);
+  int by_capability(const std::vector<double>& weights);
   void fill_weights(const TaskRecord* t, std::vector<double>& weights) const;
-  TaskShape shape(const TaskRecord* t, std::vector<double>& weights,
+  // fill_weights(), from a cache of this thread's (valid until its next call).
+  const std::vector<double>& weights_of(const TaskRecord* t) const;
+  // What `t`'s policy sees of it, over weights from fill_weights().
+  TaskShape shape(const TaskRecord* t, const std::vector<double>& weights,
                   std::vector<double>& transfer, bool with_transfers) const;
   void start_split(TaskRecord* t);
   void finish_split(TaskRecord* t, Worker* by);
@@ -172,6 +176,7 @@ class Engine final : public HostAccessGuard {
   DeviceSet& set_;
   Options options_;
   const void* owner_;
+  std::uint64_t serial_ = 0;  // unique in the process, for caches keyed by engine
   Clock& clock_;
   MachineView machine_;
   std::vector<PolicySlot> policies_;
@@ -179,22 +184,26 @@ class Engine final : public HostAccessGuard {
   std::vector<std::unique_ptr<Worker>> workers_;
   TaskPool pool_;
 
-  // Submission: program order across submitting threads.
-  std::mutex submit_mu_;
+  // Submission: program order across submitting threads. Held for the
+  // little a submission does (no waiting under it), so a spin lock.
+  SpinLock submit_mu_;
   AccessTracker tracker_;
   std::vector<ByteAccess> accesses_;
   std::vector<TaskRef> follows_;
   std::vector<double> weights_scratch_, transfer_scratch_;
   std::unordered_map<std::uint64_t, std::unique_ptr<KernelEntry>> kernels_;
   const KernelEntry* last_kernel_ = nullptr;
-  ChaseLevDeque submitted_queue_;  // ready tasks any device may take; pushed under submit_mu_
-  std::atomic<std::uint64_t> submitted_{0}, completed_{0};
-  std::atomic<std::uint64_t> wait_all_target_{~std::uint64_t{0}};  // least a wait_all() waits for
+  // Each on a line of its own: the submitter writes the first, workers the others.
+  alignas(64) std::atomic<std::uint64_t> submitted_{0};
+  alignas(64) std::atomic<std::uint64_t> completed_{0};
+  alignas(64) std::atomic<std::uint64_t> wait_all_target_{~std::uint64_t{0}};  // least a wait_all() waits for
   double epoch_start_ = -1;  // when the first task since the last wait_all was submitted
   std::vector<DeviceStats> last_totals_;  // the workers' counters at the last wait_all
   std::vector<std::uint64_t> last_reruns_;
 
-  std::atomic<int> sleepers_{0};
+  alignas(64) std::atomic<int> sleepers_{0};
+  std::atomic<std::uint64_t> spread_counter_{0};
+  std::atomic<std::uint64_t> weights_epoch_{1};  // moves when a device fails or rates change
 
   // Host threads blocked in wait(), wait_all() or before host access.
   std::mutex hosts_mu_;

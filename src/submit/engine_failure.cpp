@@ -15,8 +15,8 @@ void Engine::requeue(std::vector<TaskRecord*>& tasks) {
   std::lock_guard lock(submit_mu_);
   for (TaskRecord* t : tasks) {
     if (t->placed_on >= 0) {
-      thread_local std::vector<double> weights, transfer;
-      policy(t).unplaced(t->placed_on, shape(t, weights, transfer, false));
+      thread_local std::vector<double> transfer;
+      policy(t).unplaced(t->placed_on, shape(t, weights_of(t), transfer, false));
       t->placed_on = -1;
     }
     make_ready(t, nullptr);
@@ -27,6 +27,7 @@ void Engine::requeue(std::vector<TaskRecord*>& tasks) {
 void Engine::exclude(TaskRecord* t, int d, const std::string& why) {
   if (t->excluded.empty()) t->excluded.assign(workers_.size(), 0);
   t->excluded[d] = 1;
+  t->placed_on = -1;
   for (int i = 0; i < int(workers_.size()); ++i)
     if (can_run(t, i)) {
       std::vector<TaskRecord*> again{t};
@@ -68,6 +69,7 @@ void Engine::device_failed(Worker& w, const std::string& cause, std::vector<Task
     causes_.push_back(name + ": " + cause);
   }
   live_devices_.fetch_sub(1);
+  weights_epoch_.fetch_add(1, std::memory_order_release);
   // Its memory: another device on the same node serves it, else what only it
   // holds is saved home where the device still answers.
   const MemoryNode node = w.device().info().memory_node;

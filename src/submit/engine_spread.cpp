@@ -12,9 +12,9 @@ namespace baton::detail {
 
 void Engine::start_split(TaskRecord* t) {
   SchedulingPolicy& pol = policy(t);
-  thread_local std::vector<double> weights, transfer;
-  TaskShape shape_now = shape(t, weights, transfer, false);
-  std::vector<double> w(weights.begin(), weights.end());
+  thread_local std::vector<double> transfer;
+  std::vector<double> w = weights_of(t);
+  TaskShape shape_now = shape(t, w, transfer, false);
   if (t->pinned >= 0 && w[t->pinned] > 0)
     for (std::size_t d = 0; d < w.size(); ++d)
       if (int(d) != t->pinned) w[d] = 0;
@@ -50,9 +50,12 @@ void Engine::start_split(TaskRecord* t) {
   const std::uint64_t n = t->range.n, devices = std::uint64_t(workers_.size());
   Plan& plan = run->plan;
   plan.items = n;
-  plan.max_chunk = t->range.chunk ? t->range.chunk : std::max<std::uint64_t>(1, n / (devices * 16));
+  // Spans handed out are sized as without a chunk; a chunk the user gave is
+  // the launch size within them, and the least span.
+  plan.launch = t->range.chunk;
+  plan.max_chunk = std::max<std::uint64_t>({1, t->range.chunk, n / (devices * 16)});
   plan.min_chunk = std::max<std::uint64_t>(
-      1, std::uint64_t(double(plan.max_chunk) / std::max(1.0, o.min_chunk_div)));
+      {1, t->range.chunk, std::uint64_t(double(plan.max_chunk) / std::max(1.0, o.min_chunk_div))});
   plan.min_chunk_s = o.min_chunk_us * 1e-6;
   plan.tail_split = std::max(1.0, o.tail_split);
   plan.weights = std::move(w);
@@ -84,8 +87,8 @@ void Engine::announce(TaskRecord* t, int device) {
 void Engine::chunk_done(TaskRecord* t, int d, std::uint64_t items, double seconds) {
   SchedulingPolicy& pol = policy(t);
   if (!pol.learns()) return;
-  thread_local std::vector<double> weights, transfer;
-  TaskShape s = shape(t, weights, transfer, false);
+  thread_local std::vector<double> transfer;
+  TaskShape s = shape(t, weights_of(t), transfer, false);
   s.items = items;
   pol.finished(d, s, seconds);
 }

@@ -32,6 +32,7 @@ void check_args(const Kernel& kernel, const std::vector<RunArg>& args, Range ran
   if (range.n == 0) raise(Errc::invalid_argument, kernel.name(), "the range is empty");
   if (range.first > kMax - range.n)
     raise(Errc::invalid_argument, kernel.name(), "the range's items overflow 64 bits");
+  if (args.empty()) return;
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (!args[i].is_buffer) continue;
     const BufferArg& b = args[i].buffer;

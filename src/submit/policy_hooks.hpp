@@ -1,5 +1,5 @@
 // What the submission engine asks of a scheduling policy, at two grains: a
-// whole task (place it on a device, or leave it to whichever device is free)
+// whole task (place it on a device, or leave it to the engine)
 // and the chunks of a task spread over devices (a ChunkSource per such task).
 // The policies themselves live in src/sched/, above this layer; the runtime
 // hands their table to the engine.
@@ -39,6 +39,10 @@ struct Plan {
   std::uint64_t items = 0;
   std::uint64_t max_chunk = 0;  // largest span for a device of average speed (ws scales it)
   std::uint64_t min_chunk = 1;  // smallest (ws shrinks toward it at the end)
+  // > 0: the user's chunk. A span handed out is launched in pieces of at
+  // most this many items, so tiny chunks cost one launch each but not one
+  // trip through the source each.
+  std::uint64_t launch = 0;
   double min_chunk_s = 0;       // ws: no chunk shorter than this on a measured device
   std::vector<double> weights;  // per device, relative capability; 0: takes no part
   const std::vector<std::vector<PathCost>>* paths = nullptr;  // for ws-topo
@@ -47,9 +51,10 @@ struct Plan {
 };
 
 struct Take {
-  Span span;               // items [0, plan.items)
-  int victim = -1;         // >= 0: stolen from that device
-  bool left_work = false;  // it left stealable work behind: wake an idle thief
+  Span span;                // items [0, plan.items)
+  int victim = -1;          // >= 0: stolen from that device
+  bool left_work = false;   // it left stealable work behind: wake an idle thief
+  std::uint64_t launch = 0;  // > 0: launched in pieces of at most this many items
 };
 
 // Hands out the chunks of one spread task. next() and completed() for device d
@@ -101,6 +106,8 @@ class ChunkSource {
 
 // ---- whole tasks ----
 
+// No preference: the engine keeps a task where it was released, or spreads
+// it over the devices in proportion to their capability.
 inline constexpr int kAnyDevice = -1;
 
 // What a policy sees of a ready task when it places it.
@@ -114,13 +121,12 @@ struct TaskShape {
   // Per device: seconds to bring the task's inputs there; empty when
   // nothing would move (one memory node, or no inputs).
   std::span<const double> transfer_s;
-  double now = 0;  // the devices' clock
 };
 
 class SchedulingPolicy {
  public:
   virtual ~SchedulingPolicy() = default;
-  // A device with a weight > 0, or kAnyDevice: whichever device is free first.
+  // A device with a weight > 0, or kAnyDevice.
   virtual int place(const TaskShape& task) = 0;
   // Idle devices may take tasks queued for others.
   virtual bool steals() const { return false; }

@@ -58,7 +58,9 @@ struct TaskRecord {
   std::vector<RunArg> args;
   int policy = 0;
   int pinned = -1;  // baton::on(d)
-  double submitted_at = 0;
+  // It touches buffers, so later tasks may depend on it: only then does it
+  // need its edges guarded and its event kept.
+  bool tracked = false;
 
   // Dependencies. `pending` counts predecessors not yet issued (not yet done,
   // for spread ones), plus one while the submitter is still adding edges.

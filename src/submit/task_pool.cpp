@@ -39,6 +39,12 @@ TaskRecord* TaskPool::take() {
 }
 
 void TaskPool::give(TaskRecord* r, FreeBatch& batch) {
+  {
+    // First the generation, under the lock that dependency checks hold: from
+    // here on they see a task long done, never one that looks pending again.
+    std::lock_guard lock(r->lock);
+    r->generation.fetch_add(1, std::memory_order_release);
+  }
   r->args.clear();
   r->successors.clear();
   r->waits.clear();
@@ -47,12 +53,11 @@ void TaskPool::give(TaskRecord* r, FreeBatch& batch) {
   r->error = nullptr;
   r->event.reset();
   r->upstream_failed = false;
+  r->tracked = false;
   r->device = r->pinned = r->placed_on = -1;
   r->split = nullptr;
   r->host_waits.store(false, std::memory_order_relaxed);
   r->state.store(TaskState::pending, std::memory_order_relaxed);
-  // Waiters and dependency checks see the task as done from here on.
-  r->generation.fetch_add(1, std::memory_order_release);
   r->next = batch.head;
   batch.head = r;
   if (!batch.tail) batch.tail = r;

@@ -78,17 +78,16 @@ void Worker::run() {
   }
   while (!stop_.load(std::memory_order_acquire))
     if (!step()) idle();
-  count_finished(0);
-  engine_.published(unpublished_);
-  unpublished_ = 0;
+  publish();
   clock_.detach_worker();
 }
 
 // ---- queues ----
 
 void Worker::post(TaskRecord* t) {
+  if (engine_.stealable(t)) inbox_stealable_.fetch_add(1, std::memory_order_relaxed);
   inbox_.push(t);
-  wake();
+  if (sleeping_.load(std::memory_order_seq_cst)) parker_->unpark();
 }
 
 void Worker::announce(TaskRecord* task) {
@@ -96,21 +95,36 @@ void Worker::announce(TaskRecord* task) {
     std::lock_guard lock(announce_mu_);
     announced_.push_back(task);
   }
-  has_announced_.store(true, std::memory_order_release);
+  has_announced_.store(true, std::memory_order_seq_cst);
   wake();
 }
 
 void Worker::wake() {
-  // Seq_cst against the worker's own store of sleeping_ then its last look
-  // at the queues: either it sees the work, or we see it asleep.
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  // The caller published the work with a seq_cst operation; the worker
+  // stores that it sleeps, then looks at its queues, both seq_cst: either
+  // it sees the work, or we see it asleep.
   if (sleeping_.load(std::memory_order_seq_cst)) parker_->unpark();
 }
 
-TaskRecord* Worker::steal() {
-  if (local_.size() == 0) return nullptr;
-  auto x = local_.steal();
-  return x ? reinterpret_cast<TaskRecord*>(*x) : nullptr;
+TaskRecord* Worker::steal(Worker& thief) {
+  if (local_.size() > 0)
+    if (auto x = local_.steal()) return reinterpret_cast<TaskRecord*>(*x);
+  if (inbox_stealable_.load(std::memory_order_relaxed) <= 0) return nullptr;
+  // Its inbox waits for it to finish what it runs: the thief takes the lot,
+  // keeps what may move and sends the rest back.
+  std::vector<TaskRecord*> taken;
+  inbox_stealable_.store(0, std::memory_order_relaxed);
+  inbox_.take_all(taken);
+  TaskRecord* first = nullptr;
+  for (TaskRecord* t : taken) {
+    if (!engine_.stealable(t) || !engine_.can_run(t, thief.index()))
+      post(t);
+    else if (!first)
+      first = t;
+    else
+      thief.push_local(t, true);
+  }
+  return first;
 }
 
 void Worker::push_local(TaskRecord* t, bool stealable) {
@@ -124,6 +138,7 @@ void Worker::push_local(TaskRecord* t, bool stealable) {
 
 void Worker::take_inbox() {
   inbox_scratch_.clear();
+  inbox_stealable_.store(0, std::memory_order_relaxed);
   inbox_.take_all(inbox_scratch_);
   for (TaskRecord* t : inbox_scratch_) push_local(t, engine_.stealable(t));
 }
@@ -145,10 +160,13 @@ void Worker::take_announcements() {
 
 void Worker::count_finished(std::uint64_t n) {
   unpublished_ += n;
-  if (unpublished_ >= 64) {
-    engine_.published(unpublished_);
-    unpublished_ = 0;
-  }
+  if (unpublished_ >= 64) publish();
+}
+
+void Worker::publish() {
+  counters_.last_done_s.store(now(), std::memory_order_relaxed);
+  engine_.published(unpublished_);
+  unpublished_ = 0;
 }
 
 // ---- the loop ----
@@ -197,14 +215,13 @@ void Worker::idle() {
     counters_.add(counters_.busy_s, t - busy_since_s_);
     busy_since_s_ = -1;
   }
-  if (unpublished_) {
-    engine_.published(unpublished_);
-    unpublished_ = 0;
-  }
+  if (unpublished_) publish();
   engine_.pool_flush(free_);
+  // Look for work a little before sleeping; yielding, so that a submitting
+  // thread that shares the cores keeps running.
   for (const double until = now() + idle_spin_s_; now() < until;) {
     if (has_work_now() || stop_.load(std::memory_order_relaxed)) return;
-    for (int i = 0; i < 32; ++i) cpu_relax();
+    std::this_thread::yield();
   }
   sleeping_.store(true, std::memory_order_seq_cst);
   engine_.sleeping(true);
@@ -223,11 +240,9 @@ bool Worker::has_work_now() {
     const ChunkSource& s = *p->run->source;
     if (s.stealable(index_) || s.exhausted()) return true;
   }
-  if (engine_.steals_anything()) {
-    if (engine_.has_submitted()) return true;
+  if (engine_.steals_anything())
     for (int v = 0; v < engine_.devices(); ++v)
       if (v != index_ && engine_.worker(v).has_stealable()) return true;
-  }
   return false;
 }
 
@@ -292,11 +307,10 @@ std::optional<Worker::Work> Worker::chunk_work() {
 }
 
 std::optional<Worker::Work> Worker::steal_work() {
-  if (TaskRecord* t = engine_.steal_submitted()) return task_work(t);
   const int n = engine_.devices();
   auto from = [&](int v) -> std::optional<Work> {
     if (v == index_ || v < 0) return std::nullopt;
-    if (TaskRecord* t = engine_.worker(v).steal()) {
+    if (TaskRecord* t = engine_.worker(v).steal(*this)) {
       sticky_ = v;
       return task_work(t, v);
     }
@@ -333,17 +347,39 @@ void Worker::injected_fault() {
   ++launches_;
 }
 
-EventPtr Worker::enqueue(TaskRecord* t, Span span, std::uint64_t& bytes_in,
-                         std::uint64_t& bytes_out) {
-  injected_fault();
+EventPtr Worker::enqueue(TaskRecord* t, Span span, std::uint64_t step, Enqueued& out) {
   for (const EventWait& w : t->waits)
     if (w.device != index_) compute_.wait(w.event);
-  prepare(device_, t->args, span, scratch_);
-  bytes_in = scratch_.bytes_in;
-  for (const EventPtr& e : scratch_.waits) compute_.wait(e);
-  compute_.launch(t->kernel->kernel, span, KernelArgs(scratch_.launch));
+  if (!t->args.empty()) {
+    prepare(device_, t->args, span, scratch_);
+    out.bytes_in = scratch_.bytes_in;
+    for (const EventPtr& e : scratch_.waits) compute_.wait(e);
+  } else {
+    scratch_.launch.clear();
+  }
+  const KernelArgs args(scratch_.launch);
+  const Kernel& kernel = t->kernel->kernel;
+  try {
+    for (std::uint64_t at = span.begin; at < span.end; at += step) {
+      const Span piece{at, std::min(span.end, at + step)};
+      injected_fault();
+      compute_.launch(kernel, piece, args);
+      out.launched = piece.end - span.begin;
+    }
+  } catch (...) {
+    // What was launched stands (on a cpu device it has run, in place): its
+    // writes are recorded, and the caller gives back only the rest.
+    if (out.launched > 0 && t->tracked) {
+      try {
+        const Span ran{span.begin, span.begin + out.launched};
+        record_writes(device_, t->args, ran, compute_.record(), false);
+      } catch (const Error&) {  // the device is gone: what it held goes with it
+      }
+    }
+    throw;
+  }
   EventPtr done = compute_.record();
-  bytes_out = record_writes(device_, t->args, span, done, engine_.write_back());
+  if (t->tracked) out.bytes_out = record_writes(device_, t->args, span, done, engine_.write_back());
   return done;
 }
 
@@ -358,12 +394,12 @@ void Worker::issue_task(TaskRecord* t, int victim) {
       return;
     }
   engine_.left_queue(t, index_);
-  const double start = now();
+  const double start = engine_.learns(t) ? now() : -1;
   const Span span{t->range.first, t->range.first + t->range.n};
-  std::uint64_t bytes_in = 0, bytes_out = 0;
+  Enqueued q;
   EventPtr done;
   try {
-    done = enqueue(t, span, bytes_in, bytes_out);
+    done = enqueue(t, span, span.size(), q);
   } catch (const Error& e) {
     if (e.code() == Errc::device_failed) {
       counters_.add(counters_.reruns, 1);
@@ -382,11 +418,23 @@ void Worker::issue_task(TaskRecord* t, int victim) {
   }
   counters_.add(counters_.tasks, 1);
   counters_.add(counters_.items, t->range.n);
-  counters_.add(counters_.bytes_in, bytes_in);
-  counters_.add(counters_.bytes_out, bytes_out);
+  counters_.add(counters_.bytes_in, q.bytes_in);
+  counters_.add(counters_.bytes_out, q.bytes_out);
   if (victim >= 0) counters_.add(counters_.steals, 1);
   engine_.issued(t, done, index_, *this);
-  flight_.push_back({t, nullptr, span, std::move(done), start});
+  InFlight f{t, nullptr, span, std::move(done), start, 0};
+  if (flight_.empty() && done_now(f.done))  // a device that runs work as it is enqueued
+    completed(f);
+  else
+    flight_.push_back(std::move(f));
+}
+
+bool Worker::done_now(const EventPtr& e) {
+  try {
+    return e->ready();
+  } catch (const Error&) {
+    return false;  // reap() hears of the failure
+  }
 }
 
 void Worker::issue_chunk(Participation& p, const Take& take) {
@@ -395,26 +443,34 @@ void Worker::issue_chunk(Participation& p, const Take& take) {
   const Span items{t->range.first + take.span.begin, t->range.first + take.span.end};
   if (take.left_work && engine_.any_idle()) engine_.wake_one(index_);
   const double start = now();
-  std::uint64_t bytes_in = 0, bytes_out = 0;
+  const std::uint64_t step = take.launch ? take.launch : items.size();
+  Enqueued q;
   EventPtr done;
   try {
-    done = enqueue(t, items, bytes_in, bytes_out);
-  } catch (const Error& e) {
-    chunk_failed(p, take, std::current_exception());
-    return;
+    done = enqueue(t, items, step, q);
   } catch (...) {
-    chunk_failed(p, take, std::current_exception());
+    Take rest = take;
+    rest.span.begin += q.launched;
+    if (q.launched > 0) {  // the launched part counts as done here
+      ++p.in_flight;
+      chunk_completed(p, {take.span.begin, rest.span.begin}, step, 0);
+    }
+    chunk_failed(p, rest, std::current_exception());
     return;
   }
   DeviceStats& st = run.stats[index_];
-  st.bytes_in += bytes_in;
-  st.bytes_out += bytes_out;
+  st.bytes_in += q.bytes_in;
+  st.bytes_out += q.bytes_out;
   if (take.victim >= 0) ++st.steals;
-  counters_.add(counters_.bytes_in, bytes_in);
-  counters_.add(counters_.bytes_out, bytes_out);
+  counters_.add(counters_.bytes_in, q.bytes_in);
+  counters_.add(counters_.bytes_out, q.bytes_out);
   if (take.victim >= 0) counters_.add(counters_.steals, 1);
   ++p.in_flight;
-  flight_.push_back({t, &p, take.span, std::move(done), start});
+  InFlight f{t, &p, take.span, std::move(done), start, step};
+  if (flight_.empty() && done_now(f.done))
+    completed(f);
+  else
+    flight_.push_back(std::move(f));
 }
 
 bool Worker::retry_deferred() {
@@ -458,27 +514,30 @@ bool Worker::reap(bool block) {
 }
 
 void Worker::completed(InFlight& f) {
-  const double t = now();
-  // With work pipelined, its cost is the time since the previous completion.
-  const double seconds = t - std::max(prev_done_s_, f.issued_s);
-  prev_done_s_ = t;
-  counters_.last_done_s.store(t, std::memory_order_relaxed);
+  double seconds = 0;
+  if (f.issued_s >= 0) {
+    const double t = now();
+    // With work pipelined, its cost is the time since the previous completion.
+    seconds = t - std::max(prev_done_s_, f.issued_s);
+    prev_done_s_ = t;
+  }
   if (f.part) {
     last_chunk_s_ = seconds;
-    chunk_completed(*f.part, f.span, seconds);
+    chunk_completed(*f.part, f.span, f.step, seconds);
   } else {
     engine_.finished(f.task, *this, seconds);
   }
 }
 
-void Worker::chunk_completed(Participation& p, Span span, double seconds) {
+void Worker::chunk_completed(Participation& p, Span span, std::uint64_t step, double seconds) {
   --p.in_flight;
   p.done_items += span.size();
   DeviceStats& st = p.run->stats[index_];
-  ++st.chunks;
+  const std::uint64_t launches = (span.size() + step - 1) / step;
+  st.chunks += launches;
   st.items += span.size();
   st.busy_s += seconds;
-  counters_.add(counters_.chunks, 1);
+  counters_.add(counters_.chunks, launches);
   counters_.add(counters_.items, span.size());
   p.run->source->completed(index_, span, seconds);
   engine_.chunk_done(p.task, index_, span.size(), seconds);

@@ -33,13 +33,15 @@ struct SplitRun;
 // at once, oldest first.
 class Inbox {
  public:
+  // Seq_cst: the pusher's next look at whether the owner sleeps is ordered
+  // after the push (the owner stores that it sleeps, then looks here).
   void push(TaskRecord* t) {
     TaskRecord* head = head_.load(std::memory_order_relaxed);
     do t->next = head;
-    while (!head_.compare_exchange_weak(head, t, std::memory_order_release,
+    while (!head_.compare_exchange_weak(head, t, std::memory_order_seq_cst,
                                         std::memory_order_relaxed));
   }
-  bool empty() const { return head_.load(std::memory_order_acquire) == nullptr; }
+  bool empty() const { return head_.load(std::memory_order_seq_cst) == nullptr; }
   // Every task pushed so far, oldest first.
   void take_all(std::vector<TaskRecord*>& out) {
     TaskRecord* t = head_.exchange(nullptr, std::memory_order_acquire);
@@ -87,13 +89,17 @@ class Worker {
   void announce(TaskRecord* task);   // a spread task this device takes part in
   void wake();                       // if it sleeps
   bool sleeping() const { return sleeping_.load(std::memory_order_seq_cst); }
-  TaskRecord* steal();               // a queued task anyone may take, or null
-  bool has_stealable() const { return local_.size() > 0; }
+  // A queued task `thief` may take, or null. The thief's own thread.
+  TaskRecord* steal(Worker& thief);
+  bool has_stealable() const {
+    return local_.size() > 0 || inbox_stealable_.load(std::memory_order_relaxed) > 0;
+  }
 
   // --- its own thread, through the engine ---
   void push_local(TaskRecord* t, bool stealable);
   FreeBatch& free_batch() { return free_; }
   void count_finished(std::uint64_t n = 1);
+  void publish();  // tells the engine how many tasks it finished since it last did
 
  private:
   // Work it found: a whole task, or a chunk of a spread task it takes part in.
@@ -115,7 +121,8 @@ class Worker {
     Participation* part = nullptr;
     Span span;  // chunks: items [0, n) of the spread task
     EventPtr done;
-    double issued_s = 0;
+    double issued_s = -1;  // < 0: not timed (its policy does not learn from run times)
+    std::uint64_t step = 0;  // chunks: launched in pieces of at most this many items
   };
 
   void run();
@@ -132,11 +139,17 @@ class Worker {
   void issue(Work& w);
   void issue_task(TaskRecord* t, int victim);
   void issue_chunk(Participation& p, const Take& take);
-  // Enqueues items `span` of `t` (waits, copies in, launch, writes); returns its event.
-  EventPtr enqueue(TaskRecord* t, Span span, std::uint64_t& bytes_in, std::uint64_t& bytes_out);
+  struct Enqueued {
+    std::uint64_t bytes_in = 0, bytes_out = 0;
+    std::uint64_t launched = 0;  // items launched, also when a launch failed
+  };
+  // Enqueues items `span` of `t` (waits, copies in, launches of at most
+  // `step` items, writes); returns its completion event.
+  EventPtr enqueue(TaskRecord* t, Span span, std::uint64_t step, Enqueued& out);
   bool reap(bool block);  // notices completed work; true when some completed
+  static bool done_now(const EventPtr& e);
   void completed(InFlight& f);
-  void chunk_completed(Participation& p, Span span, double seconds);
+  void chunk_completed(Participation& p, Span span, std::uint64_t step, double seconds);
   void settle(Participation& p);  // publishes what it completed; leaves when nothing is left
   void defer(TaskRecord* t) { deferred_.push_back(t); }
   bool retry_deferred();
@@ -165,14 +178,17 @@ class Worker {
   std::thread thread_;
   std::unique_ptr<Parker> parker_;
   std::atomic<bool> stop_{false};
-  std::atomic<bool> sleeping_{false};
   std::atomic<bool> alive_{true};
   std::string failure_;
+  // Written by the worker when it sleeps and wakes, read by whoever gives it work.
+  alignas(64) std::atomic<bool> sleeping_{false};
+  // Written by whoever gives it work.
+  alignas(64) Inbox inbox_;
+  std::atomic<int> inbox_stealable_{0};  // about how many tasks in it others may take
 
-  // Queues.
-  ChaseLevDeque local_;               // tasks others may steal
-  std::deque<TaskRecord*> fixed_;     // tasks placed here that stay here
-  Inbox inbox_;
+  // Queues of its own.
+  alignas(64) ChaseLevDeque local_;  // tasks others may steal
+  std::deque<TaskRecord*> fixed_;    // tasks placed here that stay here
   std::vector<TaskRecord*> inbox_scratch_;
   std::mutex announce_mu_;
   std::vector<TaskRecord*> announced_;
@@ -184,8 +200,8 @@ class Worker {
   int sticky_ = -1;                    // the victim that last had work
   std::uint64_t rng_;
 
-  // Timing of back-to-back chunks: a chunk's cost is the time since the
-  // previous completion when they overlap.
+  // Timing of back-to-back work: its cost is the time since the previous
+  // completion when they overlap.
   double prev_done_s_ = 0, busy_since_s_ = -1, last_chunk_s_ = 0;
   std::uint64_t unpublished_ = 0;  // tasks finished, not yet counted in the engine
 
