@@ -332,8 +332,9 @@ void Engine::place_single(TaskRecord* t, Worker* from) {
     from->push_local(t, stealable(t));
     return;
   }
+  const bool others_may_take = stealable(t);  // read before: once posted, t may run and go
   workers_[d]->post(t);
-  if (stealable(t) && any_idle()) wake_one(d);
+  if (others_may_take && any_idle()) wake_one(d);
 }
 
 // The golden-ratio sequence over the cumulative weights: each device gets a

@@ -13,7 +13,8 @@
 
 namespace baton::cuda {
 
-// Every entry point baton calls. X(name) expands once per function.
+// Every entry point baton and its CUDA benchmarks call (the stream capture and
+// graph calls are the task benchmark's). X(name) expands once per function.
 #define BATON_CUDA_DRIVER_FUNCTIONS(X) \
   X(cuInit)                            \
   X(cuDriverGetVersion)                \
@@ -63,7 +64,13 @@ namespace baton::cuda {
   X(cuModuleLoadData)                  \
   X(cuModuleUnload)                    \
   X(cuModuleGetFunction)               \
-  X(cuLaunchKernel)
+  X(cuLaunchKernel)                    \
+  X(cuStreamBeginCapture)              \
+  X(cuStreamEndCapture)                \
+  X(cuGraphInstantiateWithFlags)       \
+  X(cuGraphLaunch)                     \
+  X(cuGraphExecDestroy)                \
+  X(cuGraphDestroy)
 
 // Green contexts (driver >= 12.4): only needed for SM partitions, so a driver
 // without them still runs whole GPUs.
