@@ -2,11 +2,12 @@
 // and StarPU's dmda place tasks: expected finish = the device's queue (the
 // predicted times of what it holds) + the task's predicted run time (history
 // model, sched/perf_model.hpp) + the time to bring the data it lacks there.
-// A device with no history for the task's shape gets it, so that it learns
-// (the least loaded such device first). Spread tasks are split in proportion
+// A device with no history for the task's shape gets a few, so that it
+// learns (the least loaded such device first). Spread tasks are split in proportion
 // to the predicted rates where every device has a history, else by weight.
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "sched/perf_model.hpp"
 #include "sched/policy.hpp"
@@ -30,26 +31,44 @@ class ModelPolicy final : public SchedulingPolicy {
 
   int place(const TaskShape& task) override {
     std::lock_guard lock(mu_);
-    int best = kAnyDevice, uncalibrated = kAnyDevice;
-    double best_finish = std::numeric_limits<double>::infinity();
-    double best_prediction = 0;
-    for (std::size_t d = 0; d < task.weights.size(); ++d) {
+    const std::size_t n = task.weights.size();
+    // Each device's expected run time: the model's; for a device without
+    // history, a few tasks go there to be measured (the least loaded first),
+    // and beyond those it is estimated from a measured device's time scaled
+    // by capability (or from capability alone, while none is measured).
+    std::vector<double>& run = run_scratch_;
+    run.assign(n, std::nan(""));
+    int to_calibrate = kAnyDevice, measured = -1;
+    for (std::size_t d = 0; d < n; ++d) {
       if (!(task.weights[d] > 0)) continue;
-      const double run = model_.predict(*task.kernel_name, identity_[d], task.items);
-      if (std::isnan(run)) {
-        if (uncalibrated < 0 || queued_[d] < queued_[uncalibrated]) uncalibrated = int(d);
+      run[d] = model_.predict(*task.kernel_name, identity_[d], task.items);
+      if (!std::isnan(run[d])) {
+        if (measured < 0) measured = int(d);
         continue;
       }
-      const double move = task.transfer_s.empty() ? 0 : task.transfer_s[d];
-      const double finish = queued_s_[d] + run + move;
-      if (finish < best_finish) best = int(d), best_finish = finish, best_prediction = run;
+      int& sent = calibrating_[*task.kernel_name + '\t' + identity_[d]];
+      if (sent < kCalibrationRuns && (to_calibrate < 0 || queued_[d] < queued_[to_calibrate]))
+        to_calibrate = int(d);
     }
-    if (uncalibrated >= 0) {
-      ++queued_[uncalibrated];
-      return uncalibrated;
+    if (to_calibrate >= 0) {
+      ++calibrating_[*task.kernel_name + '\t' + identity_[to_calibrate]];
+      ++queued_[to_calibrate];
+      return to_calibrate;
+    }
+    int best = kAnyDevice;
+    double best_finish = std::numeric_limits<double>::infinity(), best_run = 0;
+    for (std::size_t d = 0; d < n; ++d) {
+      if (!(task.weights[d] > 0)) continue;
+      double r = run[d];
+      if (std::isnan(r))
+        r = measured >= 0 ? run[measured] * task.weights[measured] / task.weights[d]
+                          : double(task.items) / task.weights[d];
+      const double move = task.transfer_s.empty() ? 0 : task.transfer_s[d];
+      const double finish = queued_s_[d] + r + move;
+      if (finish < best_finish) best = int(d), best_finish = finish, best_run = r;
     }
     if (best >= 0) {
-      queued_s_[best] += best_prediction;
+      queued_s_[best] += best_run;
       ++queued_[best];
     }
     return best;
@@ -94,6 +113,11 @@ class ModelPolicy final : public SchedulingPolicy {
   std::mutex mu_;
   std::vector<double> queued_s_;      // per device: predicted seconds of what it holds
   std::vector<std::uint64_t> queued_;  // per device: tasks it holds
+  // Tasks sent to be measured, per kernel and device: one more than the
+  // model drops (the first) and needs (three).
+  static constexpr int kCalibrationRuns = 4;
+  std::map<std::string, int> calibrating_;
+  std::vector<double> run_scratch_;
 };
 
 }  // namespace

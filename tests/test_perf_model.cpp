@@ -1,0 +1,68 @@
+// History performance models (sched/perf_model.hpp): medians per kernel,
+// device and size class, the first run and outliers dropped, kept in a file.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "baton/error.hpp"
+#include "sched/perf_model.hpp"
+
+using baton::detail::PerfModel;
+
+TEST(PerfModel, UncalibratedUntilThreeRunsAfterTheFirst) {
+  PerfModel m;
+  EXPECT_TRUE(std::isnan(m.predict("gemm", "cuda0", 1000)));
+  m.record("gemm", "cuda0", 1000, 5.0);  // the first: module load, compilation
+  for (int i = 0; i < 2; ++i) m.record("gemm", "cuda0", 1000, 1e-3);
+  EXPECT_TRUE(std::isnan(m.predict("gemm", "cuda0", 1000)));
+  m.record("gemm", "cuda0", 1000, 1e-3);
+  EXPECT_NEAR(m.predict("gemm", "cuda0", 1000), 1e-3, 1e-12);
+  EXPECT_EQ(m.counts().first_dropped, 1u);
+  // Another size class, device or kernel knows nothing yet.
+  EXPECT_TRUE(std::isnan(m.predict("gemm", "cuda0", 100000)));
+  EXPECT_TRUE(std::isnan(m.predict("gemm", "cuda1", 1000)));
+  EXPECT_TRUE(std::isnan(m.predict("saxpy", "cuda0", 1000)));
+}
+
+TEST(PerfModel, ScalesWithinASizeClassAndRejectsOutliers) {
+  PerfModel m;
+  m.record("k", "d", 1024, 1);
+  for (double s : {1e-3, 1.1e-3, 0.9e-3, 1e-3}) m.record("k", "d", 1024, s);
+  // 1500 items share 1024's class: the median time per item times 1500.
+  EXPECT_NEAR(m.predict("k", "d", 1500), 1e-3 / 1024 * 1500, 1e-9);
+  // A 100x outlier (the 70 ms among 190 us that misled a StarPU user) is dropped.
+  m.record("k", "d", 1024, 0.1);
+  m.record("k", "d", 1024, 1e-5);
+  EXPECT_EQ(m.counts().outliers, 2u);
+  EXPECT_NEAR(m.predict("k", "d", 1024), 1e-3, 1e-12);
+}
+
+TEST(PerfModel, SavesAndLoadsAndNamesABadFile) {
+  const std::string path = "test_perf_model.json";
+  {
+    PerfModel m;
+    for (int i = 0; i < 5; ++i) m.record("k", "cpu0 | 2 threads", 64, 2e-6 * 64);
+    EXPECT_TRUE(m.dirty());
+    ASSERT_TRUE(m.save(path));
+  }
+  PerfModel back;
+  back.load(path);
+  EXPECT_NEAR(back.predict("k", "cpu0 | 2 threads", 64), 2e-6 * 64, 1e-15);
+  EXPECT_FALSE(back.dirty());
+  std::ofstream(path) << "{\"version\": 1, \"models\": [{\"kernel\": \"k\"}]}";
+  try {
+    PerfModel bad;
+    bad.load(path);
+    ADD_FAILURE() << "a malformed model file was accepted";
+  } catch (const baton::Error& e) {
+    EXPECT_EQ(e.code(), baton::Errc::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("BATON_PERF_MODEL_FILE"), std::string::npos);
+  }
+  std::remove(path.c_str());
+  PerfModel none;
+  none.load("/nonexistent/baton/models.json");  // no file yet: an empty model
+  EXPECT_TRUE(std::isnan(none.predict("k", "d", 1)));
+}
