@@ -110,8 +110,10 @@ TEST(Runtime, OptionsFromEnvironment) {
   unsetenv("BATON_POLICY");
   EXPECT_EQ(Options::from_env().devices, "auto");
   // Values that do not parse name their variable.
-  for (auto [var, value] : {std::pair{"BATON_TAIL_SPLIT", "four"}, {"BATON_CPU_THREADS", "-2"},
-                            {"BATON_WRITE_BACK", "maybe"}, {"BATON_MIN_CHUNK_US", "1e999"}}) {
+  for (auto [var, value] : {std::pair{"BATON_TAIL_SPLIT", "four"},
+                            {"BATON_CPU_THREADS", "-2"},
+                            {"BATON_WRITE_BACK", "maybe"},
+                            {"BATON_MIN_CHUNK_US", "1e999"}}) {
     setenv(var, value, 1);
     try {
       Options::from_env();

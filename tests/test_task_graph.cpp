@@ -58,7 +58,7 @@ TEST(AccessTracker, ReadAfterWriteWriteAfterReadAndWriteAfterWrite) {
 TEST(AccessTracker, DisjointBytesOfOneBufferDoNotDepend) {
   Graph g;
   for (int p = 0; p < 8; ++p) EXPECT_EQ(g.add({wr(a, p * 512, (p + 1) * 512)}), Ids{}) << p;
-  EXPECT_EQ(g.add({rd(a, 600, 1100)}), (Ids{1, 2}));  // overlaps parts 1 and 2 only
+  EXPECT_EQ(g.add({rd(a, 600, 1100)}), (Ids{1, 2}));   // overlaps parts 1 and 2 only
   EXPECT_EQ(g.add({wr(a, 1024, 1536)}), (Ids{2, 8}));  // part 2's writer and the reader
   EXPECT_EQ(g.add({rd(a)}), (Ids{0, 1, 3, 4, 5, 6, 7, 9}));
 }

@@ -79,7 +79,8 @@ int main(int argc, char** argv) {
     DeviceMemory rx = dev.allocate(kItems * 4), ry = dev.allocate(kItems * 4);
     unsigned long long begin = 0, end = kItems;
     float a = 1.0f;
-    CUdeviceptr px = reinterpret_cast<CUdeviceptr>(rx.ptr), py = reinterpret_cast<CUdeviceptr>(ry.ptr);
+    CUdeviceptr px = reinterpret_cast<CUdeviceptr>(rx.ptr),
+                py = reinterpret_cast<CUdeviceptr>(ry.ptr);
     void* params[] = {&begin, &end, &a, &px, &py};
     auto launch_all = [&] {
       for (int i = 0; i < kChain; ++i)

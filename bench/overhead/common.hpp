@@ -11,13 +11,14 @@
 namespace overhead {
 
 inline constexpr int kWorkers = 2;
-inline constexpr std::int64_t kTasks = 100000;       // empty tasks, chunks, graph nodes
-inline constexpr std::int64_t kTimedTasks = 20000;   // 10 us tasks
+inline constexpr std::int64_t kTasks = 100000;      // empty tasks, chunks, graph nodes
+inline constexpr std::int64_t kTimedTasks = 20000;  // 10 us tasks
 inline constexpr double kTaskUs = 10;
 
 // The body of a "10 us task": spins on the clock, as a short kernel would keep a core.
 inline void spin_for_us(double us) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(us);
+  const auto until =
+      std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(us);
   while (std::chrono::steady_clock::now() < until) {
   }
 }

@@ -96,13 +96,9 @@ void starpu_fan(benchmark::State& state, const char* sched) {
 
 }  // namespace
 
-BENCHMARK_CAPTURE(starpu_empty_tasks, eager, "eager")
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(starpu_empty_tasks, eager, "eager")->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(starpu_empty_tasks, lws, "lws")->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(starpu_10us_tasks, eager, "eager")
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(starpu_10us_tasks, eager, "eager")->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(starpu_10us_tasks, lws, "lws")->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(starpu_chain, lws, "lws")->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(starpu_fan, lws, "lws")->UseRealTime()->Unit(benchmark::kMillisecond);

@@ -30,7 +30,9 @@ struct Part {
   std::uint64_t begin = 0, end = 0;
 };
 inline constexpr Part whole{0, 0, ~std::uint64_t{0}};
-inline constexpr Part elements(std::uint64_t begin, std::uint64_t end) { return {0, begin, end}; }
+inline constexpr Part elements(std::uint64_t begin, std::uint64_t end) {
+  return {0, begin, end};
+}
 
 struct BufferArg {
   std::shared_ptr<detail::BufferState> state;

@@ -11,36 +11,36 @@
 namespace baton {
 
 // X(type, field, "ENVIRONMENT_VARIABLE", default, "what it does")
-#define BATON_OPTIONS(X)                                                                          \
-  X(std::string, devices, "BATON_DEVICES", "auto",                                                \
-    "devices to use: 'auto' (all detected) or a spec (see baton devices --help)")                 \
-  X(std::string, policy, "BATON_POLICY", "ws",                                                    \
-    "scheduling policy for tasks and chunks (see baton bench balance --help)")                    \
-  X(std::string, topology_file, "BATON_TOPO_FILE", "",                                            \
-    "JSON topology file whose links override the discovered ones")                                \
+#define BATON_OPTIONS(X)                                                                         \
+  X(std::string, devices, "BATON_DEVICES", "auto",                                               \
+    "devices to use: 'auto' (all detected) or a spec (see baton devices --help)")                \
+  X(std::string, policy, "BATON_POLICY", "ws",                                                   \
+    "scheduling policy for tasks and chunks (see baton bench balance --help)")                   \
+  X(std::string, topology_file, "BATON_TOPO_FILE", "",                                           \
+    "JSON topology file whose links override the discovered ones")                               \
   X(std::string, perf_model_file, "BATON_PERF_MODEL_FILE", "~/.cache/baton/perf_models.json",    \
     "history performance models of the model policy: read at start, written at exit ('': none)") \
-  X(std::string, fault, "BATON_FAULT", "",                                                        \
-    "inject device faults, e.g. cpu1:after=100 (its 101st launch fails like a lost device)")      \
-  X(bool, write_back, "BATON_WRITE_BACK", false,                                                  \
-    "copy each task's results to host memory behind later work (else only when read)")            \
-  X(int, cpu_threads, "BATON_CPU_THREADS", 0,                                                     \
-    "threads of the host CPU to use (0: all hardware threads)")                                   \
-  X(double, tail_split, "BATON_TAIL_SPLIT", 4,                                                    \
-    "ws: a chunk is 1/N of the device's fair share of what is left")                              \
-  X(double, min_chunk_div, "BATON_MIN_CHUNK_DIV", 16,                                             \
-    "ws: smallest chunk is the largest chunk divided by N")                                       \
-  X(double, min_chunk_us, "BATON_MIN_CHUNK_US", 200,                                              \
-    "ws: no chunk shorter than this (us) once a device's rate is measured")                       \
-  X(double, long_chunk_us, "BATON_LONG_CHUNK_US", 1000,                                           \
-    "chunks longer than this (us) keep at most one more in flight")                               \
-  X(double, idle_spin_us, "BATON_IDLE_SPIN_US", 50,                                               \
-    "how long an idle device worker looks for work before it sleeps (us)")                        \
-  X(double, sim_launch_us, "BATON_SIM_LAUNCH_US", 5,                                              \
-    "sim: virtual cost of one launch (us), where the machine file gives none")                    \
-  X(bool, cuda_zero_copy, "BATON_CUDA_ZERO_COPY", false,                                          \
-    "cuda: map host buffers into the GPU instead of copying")                                     \
-  X(int, cuda_copy_threads, "BATON_CUDA_COPY_THREADS", 0,                                         \
+  X(std::string, fault, "BATON_FAULT", "",                                                       \
+    "inject device faults, e.g. cpu1:after=100 (its 101st launch fails like a lost device)")     \
+  X(bool, write_back, "BATON_WRITE_BACK", false,                                                 \
+    "copy each task's results to host memory behind later work (else only when read)")           \
+  X(int, cpu_threads, "BATON_CPU_THREADS", 0,                                                    \
+    "threads of the host CPU to use (0: all hardware threads)")                                  \
+  X(double, tail_split, "BATON_TAIL_SPLIT", 4,                                                   \
+    "ws: a chunk is 1/N of the device's fair share of what is left")                             \
+  X(double, min_chunk_div, "BATON_MIN_CHUNK_DIV", 16,                                            \
+    "ws: smallest chunk is the largest chunk divided by N")                                      \
+  X(double, min_chunk_us, "BATON_MIN_CHUNK_US", 200,                                             \
+    "ws: no chunk shorter than this (us) once a device's rate is measured")                      \
+  X(double, long_chunk_us, "BATON_LONG_CHUNK_US", 1000,                                          \
+    "chunks longer than this (us) keep at most one more in flight")                              \
+  X(double, idle_spin_us, "BATON_IDLE_SPIN_US", 50,                                              \
+    "how long an idle device worker looks for work before it sleeps (us)")                       \
+  X(double, sim_launch_us, "BATON_SIM_LAUNCH_US", 5,                                             \
+    "sim: virtual cost of one launch (us), where the machine file gives none")                   \
+  X(bool, cuda_zero_copy, "BATON_CUDA_ZERO_COPY", false,                                         \
+    "cuda: map host buffers into the GPU instead of copying")                                    \
+  X(int, cuda_copy_threads, "BATON_CUDA_COPY_THREADS", 0,                                        \
     "cuda: threads copying pageable memory via pinned staging (0: half the cores, 2..8)")
 
 struct Options {

@@ -36,8 +36,7 @@ class FutexParker final : public Parker {
             nullptr, 0);
   }
   void futex_wake() {
-    syscall(SYS_futex, reinterpret_cast<int*>(&state_), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr,
-            0);
+    syscall(SYS_futex, reinterpret_cast<int*>(&state_), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
   }
   static_assert(sizeof(std::atomic<int>) == sizeof(int));
   std::atomic<int> state_{kEmpty};

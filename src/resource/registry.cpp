@@ -124,7 +124,8 @@ DeviceSet open_devices(const std::string& spec, const Options& options) {
   for (const auto& n : ctx.nodes()) set.topology.add_node(n);
   for (const auto& l : ctx.links()) set.topology.add_link(l);
   add_nvlinks(set);
-  for (const auto& d : set.devices) set.affinity.push_back(detail::cpus_near_pci(d->info().pci_bus_id));
+  for (const auto& d : set.devices)
+    set.affinity.push_back(detail::cpus_near_pci(d->info().pci_bus_id));
   return set;
 }
 

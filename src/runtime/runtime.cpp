@@ -46,8 +46,7 @@ Clock& Runtime::clock() {
   return engine_->clock();
 }
 
-std::shared_ptr<detail::BufferState> Runtime::make_buffer(std::size_t n,
-                                                          std::size_t element_size) {
+std::shared_ptr<detail::BufferState> Runtime::make_buffer(std::size_t n, std::size_t element_size) {
   if (element_size && n > SIZE_MAX / element_size)
     raise(Errc::invalid_argument, "buffer",
           std::to_string(n) + " elements of " + std::to_string(element_size) +

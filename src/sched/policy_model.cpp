@@ -111,7 +111,7 @@ class ModelPolicy final : public SchedulingPolicy {
   std::string file_;
   PerfModel model_;
   std::mutex mu_;
-  std::vector<double> queued_s_;      // per device: predicted seconds of what it holds
+  std::vector<double> queued_s_;       // per device: predicted seconds of what it holds
   std::vector<std::uint64_t> queued_;  // per device: tasks it holds
   // Tasks sent to be measured, per kernel and device: one more than the
   // model drops (the first) and needs (three).

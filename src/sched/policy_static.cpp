@@ -98,9 +98,7 @@ class SharePolicy final : public SchedulingPolicy {
     return last;
   }
 
-  std::unique_ptr<ChunkSource> make_chunk_source() override {
-    return make_share_source(weighted_);
-  }
+  std::unique_ptr<ChunkSource> make_chunk_source() override { return make_share_source(weighted_); }
 
  private:
   bool weighted_;

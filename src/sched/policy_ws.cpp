@@ -75,9 +75,7 @@ class WsSource final : public ChunkSource {
     while (auto s = pop(dev)) store_orphan(to_items(*s));
   }
 
-  bool exhausted() const override {
-    return aborted() || (unstarted() == 0 && !has_orphans());
-  }
+  bool exhausted() const override { return aborted() || (unstarted() == 0 && !has_orphans()); }
 
   // Called by dev's own worker (pays() uses its scratch).
   bool stealable(int dev) const override {
@@ -128,7 +126,8 @@ class WsSource final : public ChunkSource {
   }
   std::uint64_t unstarted() const {
     std::uint64_t started = 0;
-    for (std::size_t d = 0; d < n_; ++d) started += devs_[d].started.load(std::memory_order_relaxed);
+    for (std::size_t d = 0; d < n_; ++d)
+      started += devs_[d].started.load(std::memory_order_relaxed);
     return started >= plan_.items ? 0 : plan_.items - started;
   }
 

@@ -36,8 +36,8 @@ MachineView machine_of(const DeviceSet& set, const Options& options) {
 
 }  // namespace
 
-Engine::Engine(DeviceSet& devices, const Options& options,
-               const std::vector<PolicyEntry>& policies, const void* owner)
+Engine::Engine(DeviceSet& devices, const Options& options, const std::vector<PolicyEntry>& policies,
+               const void* owner)
     : set_(devices),
       options_(options),
       owner_(owner),
@@ -58,7 +58,8 @@ Engine::Engine(DeviceSet& devices, const Options& options,
   }
   const std::vector<long long> faults = parse_faults(options_.fault, machine_.names);
   for (int d = 0; d < machine_.devices; ++d) {
-    std::vector<unsigned> cpus = d < int(set_.affinity.size()) ? set_.affinity[d] : std::vector<unsigned>{};
+    std::vector<unsigned> cpus =
+        d < int(set_.affinity.size()) ? set_.affinity[d] : std::vector<unsigned>{};
     workers_.push_back(
         std::make_unique<Worker>(*this, d, *set_.devices[d], std::move(cpus), faults[d]));
   }
@@ -164,7 +165,8 @@ Task Engine::submit(Request r) {
           "baton::on(" + std::to_string(r.pinned) + "): " + machine_.names[r.pinned] +
               " has no implementation of this kernel");
   if (std::none_of(kernel.runs_on.begin(), kernel.runs_on.end(), [](char c) { return c; }))
-    raise(Errc::no_implementation, kernel.kernel.name(), "no device in the set can run this kernel");
+    raise(Errc::no_implementation, kernel.kernel.name(),
+          "no device in the set can run this kernel");
 
   TaskRecord* t = pool_.take();
   t->kind = r.kind;
@@ -173,7 +175,8 @@ Task Engine::submit(Request r) {
   for (RunArg& a : *r.args) t->args.push_back(std::move(a));
   t->policy = r.policy;
   t->pinned = r.pinned;
-  t->tracked = std::any_of(t->args.begin(), t->args.end(), [](const RunArg& a) { return a.is_buffer; });
+  t->tracked =
+      std::any_of(t->args.begin(), t->args.end(), [](const RunArg& a) { return a.is_buffer; });
   t->state.store(TaskState::pending, std::memory_order_relaxed);
   t->pending.store(1, std::memory_order_relaxed);  // held while edges are added
   t->refs.store(r.keep ? 2 : 1, std::memory_order_relaxed);
@@ -214,8 +217,7 @@ void Engine::depend(TaskRecord* t, const TaskRef& pred) {
 }
 
 bool Engine::can_run(const TaskRecord* t, int d) const {
-  return t->kernel->runs_on[d] && workers_[d]->alive() &&
-         (t->excluded.empty() || !t->excluded[d]);
+  return t->kernel->runs_on[d] && workers_[d]->alive() && (t->excluded.empty() || !t->excluded[d]);
 }
 
 void Engine::fill_weights(const TaskRecord* t, std::vector<double>& weights) const {

@@ -94,7 +94,8 @@ class Engine final : public HostAccessGuard {
   // and it is not pinned to its device.
   bool stealable(const TaskRecord* t) const { return t->pinned < 0 && policies_[t->policy].steals; }
   bool learns(const TaskRecord* t) const { return policies_[t->policy].learns; }
-  // Device `d` may run `t`: it is alive, has code for the kernel and did not run out of memory for it.
+  // Device `d` may run `t`: it is alive, has code for the kernel and did not run out of memory for
+  // it.
   bool can_run(const TaskRecord* t, int d) const;
   // `t` leaves device `d`'s queue to run there: its policy is told.
   void left_queue(TaskRecord* t, int d);
@@ -145,7 +146,7 @@ class Engine final : public HostAccessGuard {
     std::string name;
     const PolicyEntry* entry = nullptr;
     std::unique_ptr<SchedulingPolicy> instance;  // made on first use
-    bool steals = false, learns = false;          // the instance's, read on every task
+    bool steals = false, learns = false;         // the instance's, read on every task
     std::vector<std::unique_ptr<ChunkSource>> idle_sources;
   };
 
@@ -162,7 +163,7 @@ class Engine final : public HostAccessGuard {
   void start_split(TaskRecord* t);
   void finish_split(TaskRecord* t, Worker* by);
   void announce(TaskRecord* t, int device);  // run->mu held
-  void fail_if_stranded(TaskRecord* t);     // a spread task no live device can finish
+  void fail_if_stranded(TaskRecord* t);      // a spread task no live device can finish
   void drop_ref(TaskRecord* t, Worker* by);
   void count_done(Worker* by);
   void remember_failure(TaskRecord* t);
@@ -196,7 +197,8 @@ class Engine final : public HostAccessGuard {
   // Each on a line of its own: the submitter writes the first, workers the others.
   alignas(64) std::atomic<std::uint64_t> submitted_{0};
   alignas(64) std::atomic<std::uint64_t> completed_{0};
-  alignas(64) std::atomic<std::uint64_t> wait_all_target_{~std::uint64_t{0}};  // least a wait_all() waits for
+  alignas(64) std::atomic<std::uint64_t> wait_all_target_{
+      ~std::uint64_t{0}};    // least a wait_all() waits for
   double epoch_start_ = -1;  // when the first task since the last wait_all was submitted
   std::vector<DeviceStats> last_totals_;  // the workers' counters at the last wait_all
   std::vector<std::uint64_t> last_reruns_;

@@ -50,9 +50,9 @@ void Engine::lost_in_flight(TaskRecord* t, const std::string& cause) {
     t->state.store(TaskState::ready, std::memory_order_release);
   }
   // Tasks that already took its results as their input cannot be trusted.
-  const auto error = std::make_exception_ptr(Error(
-      Errc::device_failed, t->kernel->kernel.name(),
-      "an input came from a task whose device failed before it completed: " + cause));
+  const auto error = std::make_exception_ptr(
+      Error(Errc::device_failed, t->kernel->kernel.name(),
+            "an input came from a task whose device failed before it completed: " + cause));
   for (const TaskRef& c : consumers) {
     std::lock_guard lock(c.record->lock);
     if (c.record->generation.load() != c.generation || c.record->finished()) continue;
@@ -97,8 +97,7 @@ void Engine::device_failed(Worker& w, const std::string& cause, std::vector<Task
       SplitRun& run = *t->split;
       std::lock_guard run_lock(run.mu);
       for (int d = 0; d < int(workers_.size()); ++d)
-        if (run.participating[d] == 0 && run.plan.weights[d] > 0 && can_run(t, d))
-          announce(t, d);
+        if (run.participating[d] == 0 && run.plan.weights[d] > 0 && can_run(t, d)) announce(t, d);
     }
   }
   requeue(requeued);

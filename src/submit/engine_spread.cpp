@@ -94,8 +94,7 @@ void Engine::chunk_done(TaskRecord* t, int d, std::uint64_t items, double second
 }
 
 void Engine::spread_publish(TaskRecord* t, std::uint64_t items, Worker& w) {
-  if (t->split->remaining.fetch_sub(items, std::memory_order_acq_rel) == items)
-    finish_split(t, &w);
+  if (t->split->remaining.fetch_sub(items, std::memory_order_acq_rel) == items) finish_split(t, &w);
 }
 
 void Engine::finish_split(TaskRecord* t, Worker* by) {

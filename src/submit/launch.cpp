@@ -21,7 +21,8 @@ bool writes(Access a) {
 
 Span byte_region(const BufferArg& b, Span span) {
   const std::uint64_t es = b.element_size;
-  if (b.part.per_item > 0) return {span.begin * b.part.per_item * es, span.end * b.part.per_item * es};
+  if (b.part.per_item > 0)
+    return {span.begin * b.part.per_item * es, span.end * b.part.per_item * es};
   const std::uint64_t elements = b.state->bytes() / es;
   return {std::min(b.part.begin, elements) * es, std::min(b.part.end, elements) * es};
 }

@@ -51,9 +51,9 @@ struct Plan {
 };
 
 struct Take {
-  Span span;                // items [0, plan.items)
-  int victim = -1;          // >= 0: stolen from that device
-  bool left_work = false;   // it left stealable work behind: wake an idle thief
+  Span span;                 // items [0, plan.items)
+  int victim = -1;           // >= 0: stolen from that device
+  bool left_work = false;    // it left stealable work behind: wake an idle thief
   std::uint64_t launch = 0;  // > 0: launched in pieces of at most this many items
 };
 

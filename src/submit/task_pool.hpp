@@ -40,8 +40,8 @@ class TaskPool {
   static constexpr std::uint32_t kSlab = 1024, kMaxSlabs = 1 << 16;
   static constexpr int kBatch = 64;
   std::unique_ptr<std::atomic<TaskRecord*>[]> slabs_;
-  std::uint32_t slab_count_ = 0;     // under the submit lock
-  TaskRecord* local_ = nullptr;      // the submitter's free list, under the submit lock
+  std::uint32_t slab_count_ = 0;  // under the submit lock
+  TaskRecord* local_ = nullptr;   // the submitter's free list, under the submit lock
   std::mutex mu_;
   TaskRecord* returned_ = nullptr;  // given back by workers, under mu_
 };

@@ -37,8 +37,7 @@ Worker::Worker(Engine& engine, int index, Device& device, std::vector<unsigned> 
       fault_after_(fault_after),
       depth_(std::size_t(std::max(1, device.info().pipeline_depth))),
       // Spinning cannot make virtual time pass: there a worker sleeps at once.
-      idle_spin_s_(device.clock().is_virtual() ? 0
-                                               : engine.machine().options.idle_spin_us * 1e-6),
+      idle_spin_s_(device.clock().is_virtual() ? 0 : engine.machine().options.idle_spin_us * 1e-6),
       long_chunk_s_(engine.machine().options.long_chunk_us * 1e-6),
       parker_(device.clock().make_parker(true)),
       rng_(0x9e3779b97f4a7c15ull ^ std::uint64_t(index + 1) * 0xbf58476d1ce4e5b9ull) {}
@@ -189,7 +188,8 @@ bool Worker::step() {
   // Work in flight is committed to this device and cannot be stolen: when
   // chunks are long, one queued behind the running one hides the launch
   // gap, and more would only lengthen the tail.
-  const std::size_t room = last_chunk_s_ > long_chunk_s_ ? std::min<std::size_t>(depth_, 2) : depth_;
+  const std::size_t room =
+      last_chunk_s_ > long_chunk_s_ ? std::min<std::size_t>(depth_, 2) : depth_;
   while (flight_.size() < room && alive()) {
     auto w = find_work();
     if (!w) break;

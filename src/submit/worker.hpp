@@ -85,9 +85,9 @@ class Worker {
   WorkerCounters& counters() { return counters_; }
 
   // --- any thread ---
-  void post(TaskRecord* t);          // a task placed on this device
-  void announce(TaskRecord* task);   // a spread task this device takes part in
-  void wake();                       // if it sleeps
+  void post(TaskRecord* t);         // a task placed on this device
+  void announce(TaskRecord* task);  // a spread task this device takes part in
+  void wake();                      // if it sleeps
   bool sleeping() const { return sleeping_.load(std::memory_order_seq_cst); }
   // A queued task `thief` may take, or null. The thief's own thread.
   TaskRecord* steal(Worker& thief);
@@ -121,7 +121,7 @@ class Worker {
     Participation* part = nullptr;
     Span span;  // chunks: items [0, n) of the spread task
     EventPtr done;
-    double issued_s = -1;  // < 0: not timed (its policy does not learn from run times)
+    double issued_s = -1;    // < 0: not timed (its policy does not learn from run times)
     std::uint64_t step = 0;  // chunks: launched in pieces of at most this many items
   };
 

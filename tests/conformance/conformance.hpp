@@ -43,9 +43,9 @@ class Conformance : public testing::TestWithParam<std::string> {
   std::string skip_reason_;
 };
 
-#define CONFORMANCE_OPEN(rt, ...) \
-  auto rt = open(__VA_ARGS__);    \
-  if (!rt) {                      \
+#define CONFORMANCE_OPEN(rt, ...)                                        \
+  auto rt = open(__VA_ARGS__);                                           \
+  if (!rt) {                                                             \
     GTEST_SKIP() << "no " << GetParam() << " devices: " << skip_reason_; \
   }
 
@@ -122,8 +122,8 @@ TEST_P(Conformance, EachItemRunsExactlyOnceUnderRandomTiming) {
     const std::uint64_t n = 3000 + rng() % 5000;
     auto counts = rt->buffer<int>(n);
     std::fill(counts.host().begin(), counts.host().end(), 0);
-    RunStats s = rt->parallel_for(Range{n, 1 + rng() % 200}, count, inout(counts),
-                                  Policy::by_name(policy));
+    RunStats s =
+        rt->parallel_for(Range{n, 1 + rng() % 200}, count, inout(counts), Policy::by_name(policy));
     std::uint64_t items = 0;
     for (const auto& d : s.devices) items += d.items;
     EXPECT_EQ(items, n) << policy;
@@ -154,8 +154,8 @@ TEST_P(Conformance, DependenciesAcrossDevices) {
   Kernel fma = workloads::fma_kernel(8);
   for (int round = 0; round < 6; ++round) {
     const int p = round % devices, q = (round + 1) % devices;
-    rt->submit({n}, fma, in(a), out(b), 1.0f, 1.0f, 8, on(p));  // b = a + 8
-    rt->submit({n}, fma, in(b), out(c), 1.0f, 2.0f, 8, on(q));  // c = b + 16
+    rt->submit({n}, fma, in(a), out(b), 1.0f, 1.0f, 8, on(p));    // b = a + 8
+    rt->submit({n}, fma, in(b), out(c), 1.0f, 2.0f, 8, on(q));    // c = b + 16
     rt->submit({n}, fma, in(c), out(a), 1.0f, -24.0f, 1, on(p));  // a = c - 24 = a
   }
   const RunStats s = rt->wait_all();
@@ -176,9 +176,10 @@ TEST_P(Conformance, UsageErrorsReachTheCallerAndRetireNoDevice) {
   Kernel wrong_entry("wrong_entry");
   wrong_entry.cpu([](Span, const KernelArgs&) { throw std::invalid_argument("no such entry"); });
   wrong_entry.opencl("__kernel void real_name(ulong b, ulong e, __global int* c) {}", "no_such");
-  wrong_entry.cuda_source("extern \"C\" __global__ void real_name(unsigned long long b, "
-                          "unsigned long long e, int* c) {}",
-                          "no_such");
+  wrong_entry.cuda_source(
+      "extern \"C\" __global__ void real_name(unsigned long long b, "
+      "unsigned long long e, int* c) {}",
+      "no_such");
   const std::size_t n = 256;
   auto counts = rt->buffer<int>(n);
   std::fill(counts.host().begin(), counts.host().end(), 0);
@@ -200,7 +201,7 @@ TEST_P(Conformance, UsageErrorsReachTheCallerAndRetireNoDevice) {
     }
   }
   EXPECT_ANY_THROW(rt->wait(after));  // what depends on a failed task fails too
-  EXPECT_NO_THROW(rt->wait_all());   // both were raised already
+  EXPECT_NO_THROW(rt->wait_all());    // both were raised already
   RunStats s = rt->parallel_for({n}, workloads::count_kernel(), inout(counts));
   for (const auto& d : s.devices) EXPECT_FALSE(d.failed) << d.name << ": " << d.failure;
   for (int v : counts.read()) ASSERT_EQ(v, 1);

@@ -136,7 +136,8 @@ TEST_F(OpenclKernels, MissingEntryIsACompileError) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), Errc::compile_failed);
-    EXPECT_NE(std::string(e.what()).find("clCreateKernel(no_such_kernel): CL_INVALID_KERNEL_NAME"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("clCreateKernel(no_such_kernel): CL_INVALID_KERNEL_NAME"),
+              std::string::npos);
   }
 }
 

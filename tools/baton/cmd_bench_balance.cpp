@@ -136,7 +136,8 @@ void run_balance(const BalanceArgs& args) {
         std::fill(o.begin(), o.end(), std::nanf(""));
       }
       const double speed = devs[slow_dev]->info().peak_gflops;
-      if (half_s > 0) sim::change_speed(*devs[slow_dev], rt.clock().now() + half_s, speed / slow_factor);
+      if (half_s > 0)
+        sim::change_speed(*devs[slow_dev], rt.clock().now() + half_s, speed / slow_factor);
       RunStats run = rt.parallel_for(range, k, in(input), out(output), a, b, args.iters,
                                      Policy::by_name(policy_names[p]));
       if (half_s > 0) {

@@ -137,8 +137,8 @@ void CudaQueue::launch(const Kernel& kernel, Span span, const KernelArgs& args) 
   if (blocks > 0x7fffffffu)
     raise(Errc::invalid_argument, where_,
           "span of " + std::to_string(span.size()) + " items is more than one launch can cover");
-  CUresult r = driver().cuLaunchKernel(fn, unsigned(blocks), 1, 1, kBlock, 1, 1, 0, stream_,
-                                       params, nullptr);
+  CUresult r = driver().cuLaunchKernel(fn, unsigned(blocks), 1, 1, kBlock, 1, 1, 0, stream_, params,
+                                       nullptr);
   if (r != CUDA_SUCCESS) check(r, ("cuLaunchKernel(" + code->entry + ")").c_str(), where_);
 }
 

@@ -37,9 +37,7 @@ class SimDevice::SimQueue final : public Queue {
     if (const CpuFn* fn = k.cpu_fn()) (*fn)(span, args);
     dev_.set_queue_time(dev_.finish_time(start + dev_.launch_s(), k.cost_of(span)));
   }
-  EventPtr record() override {
-    return std::make_shared<SimEvent>(dev_.clock_, dev_.queue_time());
-  }
+  EventPtr record() override { return std::make_shared<SimEvent>(dev_.clock_, dev_.queue_time()); }
   void wait(const EventPtr& e) override {
     if (auto* sim = dynamic_cast<SimEvent*>(e.get())) {
       dev_.set_queue_time(std::max(dev_.start_time(), sim->time()));
@@ -190,9 +188,9 @@ Backend sim_backend() {
       info.compute_units = 1;
       info.peak_gflops = d.speed;
       info.pipeline_depth = 1;
-      auto dev = std::make_unique<SimDevice>(
-          std::move(info), d, launch_us, PathCost{host->gbps, host->latency_us, host->kind, 1},
-          clock);
+      auto dev =
+          std::make_unique<SimDevice>(std::move(info), d, launch_us,
+                                      PathCost{host->gbps, host->latency_us, host->kind, 1}, clock);
       made.push_back(dev.get());
       list.push_back(std::move(dev));
     }

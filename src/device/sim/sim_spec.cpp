@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "baton/error.hpp"
-#include "device/sim/sim_device.hpp"
 #include "baton/link.hpp"
+#include "device/sim/sim_device.hpp"
 
 namespace baton::detail {
 
