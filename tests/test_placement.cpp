@@ -25,12 +25,19 @@ MachineView machine(int devices) {
   return m;
 }
 
-std::map<int, int> place_many(SchedulingPolicy& p, std::vector<double> weights, int n) {
-  const std::string name = "k";
+const std::string kKernel = "k";
+
+// A task of 100 items of kernel "k" over these weights.
+TaskShape shape_of(const std::vector<double>& weights) {
   TaskShape s;
-  s.kernel_name = &name;
+  s.kernel_name = &kKernel;
   s.items = 100;
   s.weights = weights;
+  return s;
+}
+
+std::map<int, int> place_many(SchedulingPolicy& p, const std::vector<double>& weights, int n) {
+  const TaskShape s = shape_of(weights);
   std::map<int, int> count;
   for (int i = 0; i < n; ++i) ++count[p.place(s)];
   return count;
@@ -67,11 +74,8 @@ TEST(Placement, WeightedFollowsCapability) {
 
 TEST(Placement, WsPrefersTheDeviceHoldingTheDataElseLeavesItToTheEngine) {
   auto p = find_policy("ws").make(machine(3));
-  const std::string name = "k";
-  TaskShape s;
-  s.kernel_name = &name;
   std::vector<double> weights{1, 1, 1}, moves{5e-3, 0, 5e-3};
-  s.weights = weights;
+  TaskShape s = shape_of(weights);
   EXPECT_EQ(p->place(s), kAnyDevice);  // nothing to move anywhere
   s.transfer_s = moves;
   EXPECT_EQ(p->place(s), 1);
@@ -83,12 +87,8 @@ TEST(Placement, WsPrefersTheDeviceHoldingTheDataElseLeavesItToTheEngine) {
 
 TEST(Placement, ModelPicksTheEarliestExpectedFinish) {
   auto p = find_policy("model").make(machine(2));
-  const std::string name = "k";
-  TaskShape s;
-  s.kernel_name = &name;
-  s.items = 100;
   std::vector<double> weights{1, 1};
-  s.weights = weights;
+  TaskShape s = shape_of(weights);
   // Device 0 takes 1 ms for such a task, device 1 4 ms.
   for (int i = 0; i < 5; ++i) p->finished(0, s, 1e-3), p->finished(1, s, 4e-3);
   auto c = place_many(*p, weights, 10);  // nothing leaves the queues: they fill
@@ -103,12 +103,8 @@ TEST(Placement, ModelPicksTheEarliestExpectedFinish) {
 
 TEST(Placement, ModelSendsWorkWhereItIsUncalibrated) {
   auto p = find_policy("model").make(machine(2));
-  const std::string name = "k";
-  TaskShape s;
-  s.kernel_name = &name;
-  s.items = 100;
   std::vector<double> weights{1, 1};
-  s.weights = weights;
+  TaskShape s = shape_of(weights);
   for (int i = 0; i < 5; ++i) p->finished(0, s, 1e-3);
   EXPECT_EQ(p->place(s), 1);  // device 1 has no history: it gets the task, and learns
 }

@@ -289,6 +289,15 @@ TaskShape Engine::shape(const TaskRecord* t, const std::vector<double>& weights,
   return s;
 }
 
+bool Engine::fail_if_no_device(TaskRecord* t, const std::vector<double>& weights, Worker* from) {
+  if (std::any_of(weights.begin(), weights.end(), [](double w) { return w > 0; })) return false;
+  fail(t,
+       std::make_exception_ptr(Error(Errc::device_failed, t->kernel->kernel.name(),
+                                     "no live device can run this kernel" + causes())),
+       from);
+  return true;
+}
+
 void Engine::make_ready(TaskRecord* t, Worker* from) {
   if (t->upstream_failed) {
     fail(t, t->error, from);
@@ -306,13 +315,7 @@ void Engine::place_single(TaskRecord* t, Worker* from) {
   SchedulingPolicy& pol = policy(t);
   int d = kAnyDevice;
   const std::vector<double>& weights = weights_of(t);
-  if (std::none_of(weights.begin(), weights.end(), [](double w) { return w > 0; })) {
-    fail(t,
-         std::make_exception_ptr(Error(Errc::device_failed, t->kernel->kernel.name(),
-                                       "no live device can run this kernel" + causes())),
-         from);
-    return;
-  }
+  if (fail_if_no_device(t, weights, from)) return;
   if (t->pinned >= 0 && weights[t->pinned] > 0) {
     d = t->pinned;
   } else {

@@ -153,6 +153,8 @@ class Engine final : public HostAccessGuard {
   const KernelEntry& kernel_entry(const Kernel& k);  // under submit_mu_
   void depend(TaskRecord* t, const TaskRef& pred);
   void place_single(TaskRecord* t, Worker* from);
+  // Fails `t` naming every failed device's cause when no weight is left.
+  bool fail_if_no_device(TaskRecord* t, const std::vector<double>& weights, Worker* from);
   int by_capability(const std::vector<double>& weights);
   void fill_weights(const TaskRecord* t, std::vector<double>& weights) const;
   // fill_weights(), from a cache of this thread's (valid until its next call).

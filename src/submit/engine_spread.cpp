@@ -18,13 +18,7 @@ void Engine::start_split(TaskRecord* t) {
   if (t->pinned >= 0 && w[t->pinned] > 0)
     for (std::size_t d = 0; d < w.size(); ++d)
       if (int(d) != t->pinned) w[d] = 0;
-  if (std::none_of(w.begin(), w.end(), [](double x) { return x > 0; })) {
-    fail(t,
-         std::make_exception_ptr(Error(Errc::device_failed, t->kernel->kernel.name(),
-                                       "no live device can run this kernel" + causes())),
-         nullptr);
-    return;
-  }
+  if (fail_if_no_device(t, w, nullptr)) return;
   pol.chunk_weights(shape_now, w);
 
   SplitRun* run = nullptr;
