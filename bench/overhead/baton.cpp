@@ -46,6 +46,16 @@ void baton_parallel_for_1(benchmark::State& state, const char* policy) {
   report(state, kTasks);
 }
 
+// The fixed cost of one parallel_for: a range of a few items, called again and again.
+void baton_parallel_for_small(benchmark::State& state) {
+  baton::Runtime rt = make_runtime("ws");
+  baton::Kernel empty = baton::workloads::empty_kernel();
+  for (auto _ : state)
+    for (std::int64_t i = 0; i < kSmallCalls; ++i)
+      rt.parallel_for(baton::Range{std::uint64_t(kSmallRange)}, empty);
+  report(state, kSmallCalls);
+}
+
 // Each task reads and writes the same small buffer: every task follows the previous one.
 void baton_chain(benchmark::State& state) {
   baton::Runtime rt = make_runtime("ws");
@@ -90,5 +100,6 @@ BENCHMARK_CAPTURE(baton_parallel_for_1, ws, "ws")->UseRealTime()->Unit(benchmark
 BENCHMARK_CAPTURE(baton_parallel_for_1, static, "static")
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
+BENCHMARK(baton_parallel_for_small)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(baton_chain)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(baton_fan)->UseRealTime()->Unit(benchmark::kMillisecond);

@@ -49,6 +49,17 @@ void tbb_parallel_for_1(benchmark::State& state) {
   report(state, kTasks);
 }
 
+void tbb_parallel_for_small(benchmark::State& state) {
+  tbb::task_arena arena(kWorkers);
+  for (auto _ : state)
+    arena.execute([&] {
+      for (std::int64_t i = 0; i < kSmallCalls; ++i)
+        tbb::parallel_for(std::int64_t(0), kSmallRange,
+                          [](std::int64_t k) { benchmark::DoNotOptimize(k); });
+    });
+  report(state, kSmallCalls);
+}
+
 using Node = tbb::flow::continue_node<tbb::flow::continue_msg>;
 
 void tbb_chain(benchmark::State& state) {
@@ -105,5 +116,6 @@ void tbb_fan(benchmark::State& state) {
 BENCHMARK(tbb_empty_tasks)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(tbb_10us_tasks)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(tbb_parallel_for_1)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(tbb_parallel_for_small)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(tbb_chain)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(tbb_fan)->UseRealTime()->Unit(benchmark::kMillisecond);

@@ -17,12 +17,13 @@ export NCCL_NVLS_ENABLE=0 BATON_PERF_MODEL_FILE=
 echo "build ok"
 (cd build/gpu && ctest -j 4 --output-on-failure --timeout 240) >"$out/tests.log" 2>&1
 grep -E "tests passed|Failed|\*\*\*|Passed" "$out/tests.log" | tail -60
+build/gpu/tests/test_conformance_cuda 2>&1 | tee "$out/conformance_cuda.log" | grep -E "OK|FAILED|SKIPPED|PASSED"
 
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 for t in test_conformance_cuda test_cuda_launch test_cuda_events test_cuda_partitions; do
   echo "=== $t"
   timeout 200 "$sanitizer" --tool memcheck --error-exitcode 7 "build/gpu/tests/$t" 2>&1 |
-    grep -E "ERROR SUMMARY|\[  (PASSED|FAILED|SKIPPED) \]|Invalid" | head -8
+    grep -E "ERROR SUMMARY|\[  (PASSED|FAILED|SKIPPED) \]|Invalid|Program hit" | head -8
   echo "exit ${PIPESTATUS[0]}"
 done >"$out/memcheck.log" 2>&1
 grep -E "===|ERROR SUMMARY|exit" "$out/memcheck.log"

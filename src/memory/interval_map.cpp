@@ -21,6 +21,11 @@ void IntervalMap::erase(std::uint64_t b, std::uint64_t e) {
 
 void IntervalMap::assign(std::uint64_t b, std::uint64_t e, EventPtr ready) {
   if (b >= e) return;
+  // The same piece again (a task rewriting what it wrote last time): no reshaping.
+  if (auto it = map_.find(b); it != map_.end() && it->second.end == e) {
+    it->second.ready = std::move(ready);
+    return;
+  }
   erase(b, e);
   map_[b] = Piece{e, std::move(ready)};
 }

@@ -518,9 +518,12 @@ template <class Done>
 void Engine::wait_until(Done done, TaskRecord* task) {
   if (done()) return;
   if (!clock_.is_virtual()) {  // a short task is over before a sleep would begin
-    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(20);
-    while (std::chrono::steady_clock::now() < until)
+    // Yielding: the devices' workers may share this thread's cores.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+    while (std::chrono::steady_clock::now() < until) {
       if (done()) return;
+      std::this_thread::yield();
+    }
   }
   std::unique_ptr<Parker> parker = clock_.make_parker(false);
   if (task) task->host_waits.store(true, std::memory_order_seq_cst);

@@ -12,8 +12,8 @@ namespace baton::detail {
 
 void Engine::start_split(TaskRecord* t) {
   SchedulingPolicy& pol = policy(t);
-  thread_local std::vector<double> transfer;
-  std::vector<double> w = weights_of(t);
+  thread_local std::vector<double> transfer, w;
+  w = weights_of(t);
   TaskShape shape_now = shape(t, w, transfer, false);
   if (t->pinned >= 0 && w[t->pinned] > 0)
     for (std::size_t d = 0; d < w.size(); ++d)
@@ -46,13 +46,16 @@ void Engine::start_split(TaskRecord* t) {
   plan.items = n;
   // Spans handed out are sized as without a chunk; a chunk the user gave is
   // the launch size within them, and the least span.
+  // A span of at least 64 items, where there are so many: below that, a
+  // trip through the source costs more than the span saves in balance.
   plan.launch = t->range.chunk;
-  plan.max_chunk = std::max<std::uint64_t>({1, t->range.chunk, n / (devices * 16)});
+  plan.max_chunk =
+      std::max<std::uint64_t>({1, t->range.chunk, n / (devices * 16), std::min<std::uint64_t>(n, 64)});
   plan.min_chunk = std::max<std::uint64_t>(
       {1, t->range.chunk, std::uint64_t(double(plan.max_chunk) / std::max(1.0, o.min_chunk_div))});
   plan.min_chunk_s = o.min_chunk_us * 1e-6;
   plan.tail_split = std::max(1.0, o.tail_split);
-  plan.weights = std::move(w);
+  plan.weights.assign(w.begin(), w.end());
   plan.paths = &machine_.paths;
   plan.bytes_per_item = bytes_per_item(t->args);
   run->source->start(plan);
@@ -60,8 +63,13 @@ void Engine::start_split(TaskRecord* t) {
   run->remaining.store(n, std::memory_order_relaxed);
   run->reruns.store(0, std::memory_order_relaxed);
   run->participating.assign(workers_.size(), 0);
-  run->stats.assign(workers_.size(), DeviceStats{});
-  for (std::size_t d = 0; d < workers_.size(); ++d) run->stats[d].name = machine_.names[d];
+  run->stats.resize(workers_.size());
+  for (std::size_t d = 0; d < workers_.size(); ++d) {
+    DeviceStats& st = run->stats[d];
+    const std::string name = std::move(st.name);  // kept: a pooled run reuses its strings
+    st = DeviceStats{};
+    st.name = name.empty() ? machine_.names[d] : name;
+  }
   run->start_s = clock_.now();
   run->end_s = run->start_s;
   t->split = run;

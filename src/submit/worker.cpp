@@ -143,14 +143,21 @@ void Worker::take_inbox() {
 }
 
 void Worker::take_announcements() {
-  std::vector<TaskRecord*> got;
+  announced_scratch_.clear();
   {
     std::lock_guard lock(announce_mu_);
-    got.swap(announced_);
+    announced_scratch_.swap(announced_);
     has_announced_.store(false, std::memory_order_relaxed);
   }
-  for (TaskRecord* t : got) {
-    auto p = std::make_unique<Participation>();
+  for (TaskRecord* t : announced_scratch_) {
+    std::unique_ptr<Participation> p;
+    if (spare_parts_.empty()) {
+      p = std::make_unique<Participation>();
+    } else {
+      p = std::move(spare_parts_.back());
+      spare_parts_.pop_back();
+      *p = Participation{};
+    }
     p->task = t;
     p->run = t->split;
     parts_.push_back(std::move(p));
@@ -187,11 +194,14 @@ bool Worker::step() {
   bool progressed = reap(false);
   // Work in flight is committed to this device and cannot be stolen: when
   // chunks are long, one queued behind the running one hides the launch
-  // gap, and more would only lengthen the tail.
-  const std::size_t room =
+  // gap, and more would only lengthen the tail. Whole tasks may queue deeper
+  // (a GPU runs a stream of small kernels back to back; stopping to see each
+  // finish would leave it idle).
+  const std::size_t chunk_room =
       last_chunk_s_ > long_chunk_s_ ? std::min<std::size_t>(depth_, 2) : depth_;
-  while (flight_.size() < room && alive()) {
-    auto w = find_work();
+  const std::size_t task_room = depth_ > 1 ? depth_ * 8 : depth_;
+  while (flight_.size() < task_room && alive()) {
+    auto w = find_work(chunks_in_flight_ < chunk_room);
     if (!w) break;
     issue(*w);
     progressed = true;
@@ -246,7 +256,7 @@ bool Worker::has_work_now() {
   return false;
 }
 
-std::optional<Worker::Work> Worker::find_work() {
+std::optional<Worker::Work> Worker::find_work(bool chunks) {
   if (!fixed_.empty()) {
     TaskRecord* t = fixed_.front();
     fixed_.pop_front();
@@ -264,7 +274,7 @@ std::optional<Worker::Work> Worker::find_work() {
     if (auto x = local_.pop()) return task_work(reinterpret_cast<TaskRecord*>(*x));
   }
   if (has_announced_.load(std::memory_order_acquire)) take_announcements();
-  if (!parts_.empty())
+  if (chunks && !parts_.empty())
     if (auto w = chunk_work()) return w;
   if (engine_.steals_anything()) return steal_work();
   return std::nullopt;
@@ -292,6 +302,7 @@ std::optional<Worker::Work> Worker::chunk_work() {
     const bool over = p.task->finished() || p.run->source->exhausted();
     if (over && p.in_flight == 0) {
       TaskRecord* t = p.task;
+      spare_parts_.push_back(std::move(parts_[i]));
       parts_.erase(parts_.begin() + std::ptrdiff_t(i));
       engine_.spread_leave(t, *this);
       if (found) {  // keep the found participation's place
@@ -453,6 +464,7 @@ void Worker::issue_chunk(Participation& p, const Take& take) {
     rest.span.begin += q.launched;
     if (q.launched > 0) {  // the launched part counts as done here
       ++p.in_flight;
+      ++chunks_in_flight_;
       chunk_completed(p, {take.span.begin, rest.span.begin}, step, 0);
     }
     chunk_failed(p, rest, std::current_exception());
@@ -466,6 +478,7 @@ void Worker::issue_chunk(Participation& p, const Take& take) {
   counters_.add(counters_.bytes_out, q.bytes_out);
   if (take.victim >= 0) counters_.add(counters_.steals, 1);
   ++p.in_flight;
+  ++chunks_in_flight_;
   InFlight f{t, &p, take.span, std::move(done), start, step};
   if (flight_.empty() && done_now(f.done))
     completed(f);
@@ -531,6 +544,7 @@ void Worker::completed(InFlight& f) {
 
 void Worker::chunk_completed(Participation& p, Span span, std::uint64_t step, double seconds) {
   --p.in_flight;
+  --chunks_in_flight_;
   p.done_items += span.size();
   DeviceStats& st = p.run->stats[index_];
   const std::uint64_t launches = (span.size() + step - 1) / step;
@@ -599,6 +613,7 @@ void Worker::device_lost(const std::string& cause) {
     counters_.add(counters_.reruns, 1);
     if (f.part) {
       --f.part->in_flight;
+      --chunks_in_flight_;
       f.part->run->source->give_back(index_, f.span);
       f.part->run->reruns.fetch_add(1, std::memory_order_relaxed);
     } else {

@@ -128,7 +128,7 @@ class Worker {
   void run();
   void bind();
   bool step();  // one round of the loop; false when there was nothing to do
-  std::optional<Work> find_work();
+  std::optional<Work> find_work(bool chunks);  // chunks: room for one more in flight
   std::optional<Work> chunk_work();
   std::optional<Work> steal_work();
   void take_inbox();
@@ -194,8 +194,11 @@ class Worker {
   std::vector<TaskRecord*> announced_;
   std::atomic<bool> has_announced_{false};
   std::vector<std::unique_ptr<Participation>> parts_;
+  std::vector<std::unique_ptr<Participation>> spare_parts_;  // reused: no allocation per task
+  std::vector<TaskRecord*> announced_scratch_;
   std::size_t next_part_ = 0;  // round robin over spread tasks
   std::deque<InFlight> flight_;
+  std::size_t chunks_in_flight_ = 0;
   std::vector<TaskRecord*> deferred_;  // wait for events this device cannot wait for itself
   int sticky_ = -1;                    // the victim that last had work
   std::uint64_t rng_;

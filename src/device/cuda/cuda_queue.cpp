@@ -145,7 +145,7 @@ void CudaQueue::launch(const Kernel& kernel, Span span, const KernelArgs& args) 
 EventPtr CudaQueue::record() {
   ContextGuard guard(ctx_->handle());
   CUevent e = ctx_->take_event();
-  auto event = std::make_shared<CudaEvent>(ctx_, e);
+  auto event = std::make_shared<CudaEvent>(ctx_, e, stream_);
   BATON_CU(where_, cuEventRecord, e, stream_);
   return event;
 }
@@ -153,6 +153,7 @@ EventPtr CudaQueue::record() {
 void CudaQueue::wait(const EventPtr& event) {
   if (!event) return;
   if (auto* cuda_event = dynamic_cast<CudaEvent*>(event.get())) {
+    if (cuda_event->stream() == stream_) return;
     ContextGuard guard(ctx_->handle());
     BATON_CU(where_, cuStreamWaitEvent, stream_, cuda_event->handle(), 0);
     return;

@@ -13,15 +13,18 @@ namespace baton::cuda {
 
 class CudaEvent final : public Event {
  public:
-  CudaEvent(std::shared_ptr<Context> ctx, CUevent event) : ctx_(std::move(ctx)), event_(event) {}
+  CudaEvent(std::shared_ptr<Context> ctx, CUevent event, CUstream stream)
+      : ctx_(std::move(ctx)), event_(event), stream_(stream) {}
   ~CudaEvent() override { ctx_->give_event(event_); }
   void wait() override;
   bool ready() override;
   CUevent handle() const { return event_; }
+  CUstream stream() const { return stream_; }  // where it was recorded
 
  private:
   std::shared_ptr<Context> ctx_;
   CUevent event_;
+  CUstream stream_;
 };
 
 class CudaQueue final : public Queue {
@@ -41,8 +44,9 @@ class CudaQueue final : public Queue {
   // kernel's CUDA code, one thread per item in blocks of 256.
   void launch(const Kernel& kernel, Span span, const KernelArgs& args) override;
   EventPtr record() override;
-  // A CUDA event of this process is waited for on the GPU; any other event
-  // on this host thread.
+  // A CUDA event of this process is waited for on the GPU (one of this very
+  // stream needs nothing: the stream is in order); any other event on this
+  // host thread.
   void wait(const EventPtr& event) override;
   // Any CUDA event: cuStreamWaitEvent orders work across contexts and GPUs.
   bool can_wait(const EventPtr& event) override;
