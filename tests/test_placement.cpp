@@ -117,14 +117,16 @@ Kernel cost_kernel() {
   return k;
 }
 
-// Where 200 single tasks ran on sim:8,1 under the model policy.
+// Where 32 single tasks ran on sim:64,1 under the model policy: informed,
+// it gives the slow device none (one task there would outlast all of them on
+// the fast one).
 std::vector<std::uint64_t> model_run(const std::string& file) {
   Options o;
-  o.devices = "sim:8,1";
+  o.devices = "sim:64,1";
   o.policy = "model";
   o.perf_model_file = file;
   Runtime rt(o);
-  for (int i = 0; i < 200; ++i) rt.submit({1000}, cost_kernel());
+  for (int i = 0; i < 32; ++i) rt.submit({1000}, cost_kernel());
   RunStats s = rt.wait_all();
   return {s.devices[0].tasks, s.devices[1].tasks};
 }
@@ -135,10 +137,11 @@ TEST(Placement, ModelLearnsOnVirtualDevicesAndRemembersAcrossRuns) {
   const std::string file = "test_placement_models.json";
   std::remove(file.c_str());
   auto first = model_run(file);
-  EXPECT_EQ(first[0] + first[1], 200u);
-  EXPECT_GT(first[0], 150u) << "the 8x faster device should run most tasks";
-  EXPECT_GE(first[1], 4u) << "the slow one runs a few to be measured";
-  auto second = model_run(file);  // informed from the start: fewer calibration runs
-  EXPECT_LT(second[1], first[1]);
+  EXPECT_EQ(first[0] + first[1], 32u);
+  EXPECT_GE(first[1], 1u) << "the slow device runs a few tasks to be measured";
+  EXPECT_GT(first[0], first[1]);
+  auto second = model_run(file);  // informed from the start: nothing to measure
+  EXPECT_EQ(second[0], 32u);
+  EXPECT_EQ(second[1], 0u);
   std::remove(file.c_str());
 }

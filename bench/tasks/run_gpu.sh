@@ -17,6 +17,8 @@ export NCCL_NVLS_ENABLE=0 BATON_PERF_MODEL_FILE=
 echo "build ok"
 (cd build/gpu && ctest -j 4 --output-on-failure --timeout 240) >"$out/tests.log" 2>&1
 grep -E "tests passed|Failed|\*\*\*|Passed" "$out/tests.log" | tail -60
+# Why a test skipped (ctest shows only "Skipped"; one skipped case marks a whole executable).
+grep -A1 ": Skipped$" build/gpu/Testing/Temporary/LastTest.log | grep -vE "^--$|: Skipped$" | sort | uniq -c | head -20
 build/gpu/tests/test_conformance_cuda 2>&1 | tee "$out/conformance_cuda.log" | grep -E "OK|FAILED|SKIPPED|PASSED"
 
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)

@@ -70,9 +70,14 @@ void AccessTracker::add(TaskRef task, std::span<const ByteAccess> accesses,
         for (const TaskRef& r : p.readers) follow(r);
         p.writer = task;
         p.readers.clear();
+        p.prune_at = 8;
       } else {
-        if (p.readers.size() >= 8)  // keep a read-mostly buffer's list short
+        // Keep a read-mostly buffer's list short, at an amortised cost: a
+        // scan each time it doubles, not one per reader.
+        if (p.readers.size() >= p.prune_at) {
           std::erase_if(p.readers, [](const TaskRef& r) { return !live(r); });
+          p.prune_at = std::max<std::size_t>(8, 2 * p.readers.size());
+        }
         if (p.readers.empty() || !(p.readers.back() == task)) p.readers.push_back(task);
         if (!live(p.writer)) p.writer = {};
       }

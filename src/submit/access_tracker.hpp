@@ -41,6 +41,7 @@ class AccessTracker {
     std::uint64_t end = 0;
     TaskRef writer;
     std::vector<TaskRef> readers;  // since the last write
+    std::size_t prune_at = 8;      // drop finished readers once the list is this long
   };
   using Pieces = std::map<std::uint64_t, Piece>;  // begin -> piece
 

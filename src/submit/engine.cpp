@@ -615,6 +615,7 @@ RunStats Engine::wait_all() {
     stats = stats_since(last_totals_);
     epoch_start_ = -1;
     tracker_.prune();
+    pool_.scrub_returned();  // buffers of finished tasks may go now
   }
   std::exception_ptr first;
   for (TaskRecord* t : failed) {

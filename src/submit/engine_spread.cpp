@@ -49,8 +49,8 @@ void Engine::start_split(TaskRecord* t) {
   // A span of at least 64 items, where there are so many: below that, a
   // trip through the source costs more than the span saves in balance.
   plan.launch = t->range.chunk;
-  plan.max_chunk =
-      std::max<std::uint64_t>({1, t->range.chunk, n / (devices * 16), std::min<std::uint64_t>(n, 64)});
+  plan.max_chunk = std::max<std::uint64_t>(
+      {1, t->range.chunk, n / (devices * 16), std::min<std::uint64_t>(n, 64)});
   plan.min_chunk = std::max<std::uint64_t>(
       {1, t->range.chunk, std::uint64_t(double(plan.max_chunk) / std::max(1.0, o.min_chunk_div))});
   plan.min_chunk_s = o.min_chunk_us * 1e-6;

@@ -37,27 +37,29 @@ void check_args(const Kernel& kernel, const std::vector<RunArg>& args, Range ran
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (!args[i].is_buffer) continue;
     const BufferArg& b = args[i].buffer;
-    const std::string where =
-        "argument " + std::to_string(i) + " of kernel '" + kernel.name() + "'";
-    if (!b.state) raise(Errc::invalid_argument, where, "empty buffer");
+    // Named only when something is wrong: this runs for every submission.
+    auto where = [&] {
+      return "argument " + std::to_string(i) + " of kernel '" + kernel.name() + "'";
+    };
+    if (!b.state) raise(Errc::invalid_argument, where(), "empty buffer");
     if (b.state->owner() != owner)
-      raise(Errc::invalid_argument, where, "a buffer made by another Runtime was passed");
+      raise(Errc::invalid_argument, where(), "a buffer made by another Runtime was passed");
     const std::uint64_t elements = b.state->bytes() / b.element_size;
     if (b.part.per_item == 0) {
       const bool whole = b.part.begin == 0 && b.part.end == kMax;
       if (!whole && (b.part.begin >= b.part.end || b.part.end > elements))
-        raise(Errc::invalid_argument, where,
+        raise(Errc::invalid_argument, where(),
               "elements [" + std::to_string(b.part.begin) + ", " + std::to_string(b.part.end) +
                   ") are not a part of a buffer of " + std::to_string(elements) + " elements");
       if (spread && writes(b.mode))
-        raise(Errc::invalid_argument, where,
+        raise(Errc::invalid_argument, where(),
               "a whole-buffer or fixed-part write cannot be split over devices: give it a "
               "per-item part, or run the task on one device");
       continue;
     }
     const std::uint64_t end = range.first + range.n;
     if (end > elements / b.part.per_item)
-      raise(Errc::invalid_argument, where,
+      raise(Errc::invalid_argument, where(),
             "buffer of " + std::to_string(elements) + " elements is too small for items up to " +
                 std::to_string(end) + " x " + std::to_string(b.part.per_item) + " per item");
   }

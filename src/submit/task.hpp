@@ -47,44 +47,46 @@ struct EventWait {
   int device = -1;
 };
 
+// Laid out so that what every task touches on its way through a worker
+// (identity, flags, kernel, range, links) shares the first two cache lines;
+// what only tasks with dependencies need comes after.
 struct TaskRecord {
   std::atomic<std::uint32_t> generation{1};
   std::uint32_t index = 0;  // in the pool
-
-  // What to run: set by the submitting thread, read-only once released.
   TaskKind kind = TaskKind::single;
-  Range range;
-  const KernelEntry* kernel = nullptr;
-  std::vector<RunArg> args;
-  int policy = 0;
-  int pinned = -1;  // baton::on(d)
   // It touches buffers, so later tasks may depend on it: only then does it
   // need its edges guarded and its event kept.
   bool tracked = false;
-
-  // Dependencies. `pending` counts predecessors not yet issued (not yet done,
-  // for spread ones), plus one while the submitter is still adding edges.
-  std::atomic<int> pending{0};
-  SpinLock lock;  // guards successors, waits, event, device and state changes
-  std::atomic<TaskState> state{TaskState::pending};
-  std::vector<TaskRecord*> successors;  // released when it is issued (single) or done (split)
-  std::vector<EventWait> waits;         // predecessors issued but maybe not complete
-  std::vector<TaskRef> consumers;       // successors released before it completed
   bool upstream_failed = false;         // a predecessor failed: it will not run
-  std::exception_ptr error;             // why it failed
-  EventPtr event;                       // single: its completion once issued
-  int device = -1;                      // single: where it was issued
-
+  std::atomic<bool> host_waits{false};  // a host thread waits for this very task
+  std::atomic<TaskState> state{TaskState::pending};
+  SpinLock lock;  // guards successors, waits, event, device and state changes
+  int policy = 0;
+  int pinned = -1;  // baton::on(d)
+  // Predecessors not yet issued (not yet done, for spread ones), plus one
+  // while the submitter is still adding edges.
+  std::atomic<int> pending{0};
   // References that keep the record from reuse: one until it is done, one
   // per device taking part in a spread task, one for a submitter that reads
   // its stats (parallel_for), one while a failure waits to be reported.
   std::atomic<int> refs{0};
-  std::atomic<bool> host_waits{false};  // a host thread waits for this very task
-
-  int placed_on = -1;          // the device its policy chose (told when it leaves that queue)
-  std::vector<char> excluded;  // devices it must not run on (out of memory there); rare
-  SplitRun* split = nullptr;   // spread tasks
+  int placed_on = -1;  // the device its policy chose (told when it leaves that queue)
+  int device = -1;     // single: where it was issued
+  const KernelEntry* kernel = nullptr;
   TaskRecord* next = nullptr;  // inbox and free-list link
+  SplitRun* split = nullptr;   // spread tasks
+
+  // What to run: set by the submitting thread, read-only once released.
+  Range range;
+  std::vector<RunArg> args;
+  std::vector<char> excluded;  // devices it must not run on (out of memory there); rare
+
+  // Dependencies.
+  std::vector<EventWait> waits;         // predecessors issued but maybe not complete
+  std::vector<TaskRecord*> successors;  // released when it is issued (single) or done (split)
+  std::vector<TaskRef> consumers;       // successors released before it completed
+  EventPtr event;                       // single: its completion once issued
+  std::exception_ptr error;             // why it failed
 
   TaskRef ref() { return {this, generation.load(std::memory_order_relaxed)}; }
   bool finished() const {

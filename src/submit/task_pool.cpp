@@ -35,7 +35,21 @@ TaskRecord* TaskPool::take() {
   TaskRecord* r = local_;
   local_ = r->next;
   r->next = nullptr;
+  scrub(r);
   return r;
+}
+
+void TaskPool::scrub(TaskRecord* r) {
+  r->args.clear();
+  r->waits.clear();
+  r->event.reset();
+  r->error = nullptr;
+}
+
+void TaskPool::scrub_returned() {
+  std::lock_guard lock(mu_);
+  for (TaskRecord* r = returned_; r; r = r->next) scrub(r);
+  for (TaskRecord* r = local_; r; r = r->next) scrub(r);
 }
 
 void TaskPool::give(TaskRecord* r, FreeBatch& batch) {
@@ -45,13 +59,12 @@ void TaskPool::give(TaskRecord* r, FreeBatch& batch) {
     std::lock_guard lock(r->lock);
     r->generation.fetch_add(1, std::memory_order_release);
   }
-  r->args.clear();
+  // Its buffers and events are let go later, by the submitting thread that
+  // took those references (scrub()): dropping them here would move their
+  // reference counts' cache lines between threads on every task.
   r->successors.clear();
-  r->waits.clear();
   r->consumers.clear();
   r->excluded.clear();
-  r->error = nullptr;
-  r->event.reset();
   r->upstream_failed = false;
   r->tracked = false;
   r->device = r->pinned = r->placed_on = -1;

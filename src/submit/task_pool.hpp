@@ -29,14 +29,19 @@ class TaskPool {
 
   // A clean record. Called under the engine's submit lock only.
   TaskRecord* take();
-  // Clears `r` (dropping its buffers and events), moves it to its next
-  // generation and adds it to `batch`, which goes back to the pool when full.
+  // Moves `r` to its next generation and adds it to `batch`, which goes back
+  // to the pool when full. Its buffers and events are let go when it is
+  // taken again, or by scrub_returned().
   void give(TaskRecord* r, FreeBatch& batch);
+  // Lets go of what records back in the pool still hold (buffers, events).
+  // Under the engine's submit lock, like take().
+  void scrub_returned();
   void flush(FreeBatch& batch);
   // The record at `index`, or null for an index never handed out.
   TaskRecord* at(std::uint32_t index) const;
 
  private:
+  static void scrub(TaskRecord* r);
   static constexpr std::uint32_t kSlab = 1024, kMaxSlabs = 1 << 16;
   static constexpr int kBatch = 64;
   std::unique_ptr<std::atomic<TaskRecord*>[]> slabs_;

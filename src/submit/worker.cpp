@@ -77,6 +77,11 @@ void Worker::run() {
   }
   while (!stop_.load(std::memory_order_acquire))
     if (!step()) idle();
+  // Stopped once every task is over: spread tasks this worker was woken to
+  // leave (or never saw) are let go here, else their records are never freed.
+  take_announcements();
+  for (auto& p : parts_) engine_.spread_leave(p->task, *this);
+  parts_.clear();
   publish();
   clock_.detach_worker();
 }
@@ -191,15 +196,16 @@ bool Worker::step() {
     engine_.requeue(requeue);
     return false;
   }
-  bool progressed = reap(false);
   // Work in flight is committed to this device and cannot be stolen: when
   // chunks are long, one queued behind the running one hides the launch
   // gap, and more would only lengthen the tail. Whole tasks may queue deeper
   // (a GPU runs a stream of small kernels back to back; stopping to see each
-  // finish would leave it idle).
+  // finish would leave it idle), and their completion is looked at once
+  // half of that room is used (each look is a driver call).
   const std::size_t chunk_room =
       last_chunk_s_ > long_chunk_s_ ? std::min<std::size_t>(depth_, 2) : depth_;
   const std::size_t task_room = depth_ > 1 ? depth_ * 8 : depth_;
+  bool progressed = chunks_in_flight_ > 0 || flight_.size() * 2 >= task_room ? reap(false) : false;
   while (flight_.size() < task_room && alive()) {
     auto w = find_work(chunks_in_flight_ < chunk_room);
     if (!w) break;
@@ -359,8 +365,9 @@ void Worker::injected_fault() {
 }
 
 EventPtr Worker::enqueue(TaskRecord* t, Span span, std::uint64_t step, Enqueued& out) {
-  for (const EventWait& w : t->waits)
-    if (w.device != index_) compute_.wait(w.event);
+  if (t->tracked)
+    for (const EventWait& w : t->waits)
+      if (w.device != index_) compute_.wait(w.event);
   if (!t->args.empty()) {
     prepare(device_, t->args, span, scratch_);
     out.bytes_in = scratch_.bytes_in;
@@ -399,11 +406,12 @@ void Worker::issue_task(TaskRecord* t, int victim) {
     engine_.make_ready(t, this);
     return;
   }
-  for (const EventWait& w : t->waits)
-    if (w.device != index_ && !compute_.can_wait(w.event)) {
-      defer(t);
-      return;
-    }
+  if (t->tracked)
+    for (const EventWait& w : t->waits)
+      if (w.device != index_ && !compute_.can_wait(w.event)) {
+        defer(t);
+        return;
+      }
   engine_.left_queue(t, index_);
   const double start = engine_.learns(t) ? now() : -1;
   const Span span{t->range.first, t->range.first + t->range.n};
@@ -434,7 +442,8 @@ void Worker::issue_task(TaskRecord* t, int victim) {
   if (victim >= 0) counters_.add(counters_.steals, 1);
   engine_.issued(t, done, index_, *this);
   InFlight f{t, nullptr, span, std::move(done), start, 0};
-  if (flight_.empty() && done_now(f.done))  // a device that runs work as it is enqueued
+  // A device that runs work as it is enqueued (no pipeline) is done already.
+  if (depth_ == 1 && flight_.empty() && done_now(f.done))
     completed(f);
   else
     flight_.push_back(std::move(f));
@@ -480,7 +489,7 @@ void Worker::issue_chunk(Participation& p, const Take& take) {
   ++p.in_flight;
   ++chunks_in_flight_;
   InFlight f{t, &p, take.span, std::move(done), start, step};
-  if (flight_.empty() && done_now(f.done))
+  if (depth_ == 1 && flight_.empty() && done_now(f.done))
     completed(f);
   else
     flight_.push_back(std::move(f));
@@ -507,23 +516,30 @@ bool Worker::retry_deferred() {
 // ---- completion ----
 
 bool Worker::reap(bool block) {
-  bool any = false;
-  while (!flight_.empty()) {
-    InFlight& f = flight_.front();
-    bool ready = false;
-    try {
-      ready = block && !any ? f.done->wait_for(kPollS) : f.done->ready();
-    } catch (const Error& e) {
-      device_lost(e.message());
-      return true;
+  if (flight_.empty()) return false;
+  // Everything in flight went down the compute queue, in order: once the
+  // newest is done, so is the rest, and one look tells.
+  std::size_t done_count = 0;
+  try {
+    if (flight_.size() > 1 && flight_.back().done->ready()) {
+      done_count = flight_.size();
+    } else {
+      for (InFlight& f : flight_) {
+        const bool ready = block && done_count == 0 ? f.done->wait_for(kPollS) : f.done->ready();
+        if (!ready) break;
+        ++done_count;
+      }
     }
-    if (!ready) break;
-    InFlight done = std::move(f);
+  } catch (const Error& e) {
+    device_lost(e.message());
+    return true;
+  }
+  for (std::size_t i = 0; i < done_count; ++i) {
+    InFlight done = std::move(flight_.front());
     flight_.pop_front();
     completed(done);
-    any = true;
   }
-  return any;
+  return done_count > 0;
 }
 
 void Worker::completed(InFlight& f) {

@@ -243,7 +243,8 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("-p,--policies", args->policies, policy_help)->capture_default_str();
   cmd->add_option("-n,--items", args->items, "work items")->capture_default_str();
-  cmd->add_option("-c,--chunk", args->chunk, "largest chunk in items (0: chosen from the range)")
+  cmd->add_option("-c,--chunk", args->chunk,
+                  "chunk in items: launches of at most this many (0: one per span handed out)")
       ->capture_default_str();
   cmd->add_option("-i,--iters", args->iters, "fma steps per item (compute per item)")
       ->capture_default_str();

@@ -102,7 +102,12 @@ void CudaQueue::launch(const Kernel& kernel, Span span, const KernelArgs& args) 
   const GpuCode* code = kernel.cuda_code();
   if (!code)
     raise(Errc::no_implementation, where_, "kernel '" + kernel.name() + "' has no CUDA code");
-  CUfunction fn = modules_.function(kernel, *code);
+  // The kernel of the last launch again (a stream of small tasks): no lookup.
+  if (kernel.id() != last_kernel_) {
+    last_fn_ = modules_.function(kernel, *code);
+    last_kernel_ = kernel.id();
+  }
+  CUfunction fn = last_fn_;
   if (span.empty()) return;
 
   // One pointer per parameter: begin, end, then each argument's value (a

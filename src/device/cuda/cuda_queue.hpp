@@ -61,6 +61,8 @@ class CudaQueue final : public Queue {
   std::string where_;
   CUstream stream_ = nullptr;
   std::unique_ptr<StagingRing> staging_;  // made on the first pageable transfer
+  std::uint64_t last_kernel_ = 0;         // launches come from one worker thread
+  CUfunction last_fn_ = nullptr;
 };
 
 }  // namespace baton::cuda
