@@ -55,7 +55,7 @@ TEST(PoliciesSim, WorkStealingAdaptsWhenADeviceSlowsDown) {
   auto rt = sim_rt("sim:8,4,2,1");
   Kernel k = fma_cost();
   const std::uint64_t n = 1'000'000;
-  auto alone = rt.calibrate(Range{n, 0}, k);
+  auto alone = rt.calibrate(Range{n, 0}, k).alone;
   const double half = double(n) / (alone[0] + alone[1] + alone[2] + alone[3]) / 2;
   Device& fast = *rt.devices()[0];
   // Device 0 runs 4x slower from half-time on, and recovers after the run.

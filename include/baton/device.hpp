@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "baton/kernel.hpp"
 
@@ -30,6 +31,12 @@ struct DeviceInfo {
   std::uint64_t memory_bytes = 0;  // memory usable by this device
   int pipeline_depth = 1;          // chunks its worker keeps in flight (GPUs overlap copies)
   std::string pci_bus_id;          // "0000:19:00.0" for a PCI device, else empty
+  // Resources it shares with other devices, by name: "host-cores" (the cpu
+  // backend, OpenCL CPU devices), "gpu:0000:19:00.0" (the partitions of one
+  // GPU share its PCIe link and memory). Devices with one in common are
+  // calibrated together: what they do side by side is less than the sum of
+  // what each does alone.
+  std::vector<std::string> shares;
 };
 
 // A point in a queue's stream of work. Events of any backend may be waited on

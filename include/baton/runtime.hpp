@@ -89,17 +89,22 @@ class Runtime {
     return run_packed(range, kernel, p);
   }
 
-  // Runs `range` on each device alone and records its rate (items/s) for the kernel.
+  // Runs `range` on each device alone, and side by side on devices that
+  // share a resource (see Calibration), and records the rates (items/s) of
+  // the best arrangement for the kernel: later splits follow them, and
+  // RunStats' oracle sums them.
   template <class... A>
-  std::vector<double> calibrate(Range range, const Kernel& kernel, A&&... args) {
+  Calibration calibrate(Range range, const Kernel& kernel, A&&... args) {
     Packed p = packer();
     (pack(p, std::forward<A>(args)), ...);
     return calibrate_packed(range, kernel, p);
   }
 
-  // Each device's throughput (items/s) for a kernel when running alone. The
-  // weighted policies split by these and RunStats' oracle sums them; without
-  // them, the split uses peak figures and the oracle the rates seen in the run.
+  // Each device's throughput (items/s) for a kernel, as calibrate() records
+  // it. The weighted policies split by these and RunStats' oracle sums them;
+  // without them, the split uses peak figures and the oracle the rates seen
+  // in the run. A device given 0 is left out of the kernel's work (it runs
+  // tasks pinned to it, and the rest once no other device can).
   void set_standalone_rates(const Kernel& kernel, std::vector<double> rates);
 
  private:
@@ -117,7 +122,7 @@ class Runtime {
   std::shared_ptr<detail::BufferState> make_buffer(std::size_t n, std::size_t element_size);
   Task submit_packed(Range range, const Kernel& kernel, Packed& p, bool keep);
   RunStats run_packed(Range range, const Kernel& kernel, Packed& p);
-  std::vector<double> calibrate_packed(Range range, const Kernel& kernel, Packed& p);
+  Calibration calibrate_packed(Range range, const Kernel& kernel, Packed& p);
 
   Options options_;
   DeviceSet set_;

@@ -37,4 +37,28 @@ struct RunStats {
   double throughput() const { return makespan_s > 0 ? double(items) / makespan_s : 0; }
 };
 
+// What Runtime::calibrate measured for a kernel. Devices that share a
+// resource (DeviceInfo::shares) are also run side by side; where a device
+// alone does more than its group together, the others are left out of the
+// kernel's work. The rates used (splits, the oracle) are those of the
+// devices' best arrangement.
+struct Calibration {
+  struct Group {
+    std::vector<int> devices;
+    std::string resource;     // what they share ("host-cores", "gpu:...")
+    double together = 0;      // items/s, all of them side by side
+    double best_alone = 0;    // items/s, the fastest of them alone
+    bool alone_wins = false;  // only that one runs the kernel
+  };
+  std::vector<double> alone;    // per device, items/s running alone
+  std::vector<double> used;     // per device, items/s in the arrangement used (0: left out)
+  std::vector<char> left_out;   // per device
+  std::vector<Group> groups;    // devices that share something, two or more
+  double oracle_rate() const {  // items/s: what the devices can do together at best
+    double r = 0;
+    for (double x : used) r += x;
+    return r;
+  }
+};
+
 }  // namespace baton

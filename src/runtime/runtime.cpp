@@ -1,7 +1,6 @@
 #include "baton/runtime.hpp"
 
 #include <algorithm>
-#include <array>
 
 #include "baton/error.hpp"
 #include "memory/coherence.hpp"
@@ -119,9 +118,10 @@ RunStats Runtime::run_packed(Range range, const Kernel& kernel, Packed& p) {
     b->settle();
     stats.managed_memory = stats.managed_memory || b->any_managed();
   }
-  // The oracle: items over the sum of the devices' standalone rates, or the
-  // rates each showed in this run where none were measured alone.
-  const std::vector<double>* known = engine_->known_rates(kernel);
+  // The oracle: items over the sum of the devices' calibrated rates (shared
+  // resources counted once: Calibration), or the rates each showed in this
+  // run where none were measured.
+  const std::vector<double>* known = engine_->known_rates(kernel, pinned);
   double total_rate = 0;
   for (std::size_t d = 0; d < set_.devices.size(); ++d) {
     if (!kernel.runs_on(set_.devices[d]->info().backend)) continue;
@@ -137,35 +137,10 @@ RunStats Runtime::run_packed(Range range, const Kernel& kernel, Packed& p) {
   return stats;
 }
 
-std::vector<double> Runtime::calibrate_packed(Range range, const Kernel& kernel, Packed& p) {
-  if (range.n == 0) raise(Errc::invalid_argument, kernel.name(), "the range is empty");
-  const std::vector<detail::RunArg> args = *p.args;
-  auto run_on = [&](int d, Range r) {
-    Packed q = packer();
-    *q.args = args;
-    q.split = true;
-    q.on = d;
-    q.policy = p.policy;
-    return run_packed(r, kernel, q).makespan_s;
-  };
-  std::vector<double> rates(set_.devices.size(), 0.0);
-  for (std::size_t d = 0; d < set_.devices.size(); ++d) {
-    if (!kernel.runs_on(set_.devices[d]->info().backend)) continue;
-    // A short untimed run first: module loads and run-time compilation stay out of the rate.
-    run_on(int(d), Range{std::max<std::uint64_t>(1, range.n / 16), range.chunk, range.first});
-    // The median of three timed runs: one slow run (another process, a page
-    // fault storm) must not skew the split or the oracle.
-    std::array<double, 3> t{};
-    for (double& x : t) x = run_on(int(d), range);
-    std::sort(t.begin(), t.end());
-    rates[d] = t[1] > 0 ? double(range.n) / t[1] : 0;
-  }
-  engine_->set_rates(kernel, rates);
-  return rates;
-}
-
 void Runtime::set_standalone_rates(const Kernel& kernel, std::vector<double> rates) {
-  engine_->set_rates(kernel, rates);
+  std::vector<char> left_out(rates.size());
+  for (std::size_t d = 0; d < rates.size(); ++d) left_out[d] = !(rates[d] > 0);
+  engine_->set_rates(kernel, rates, left_out);
 }
 
 }  // namespace baton

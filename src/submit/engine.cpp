@@ -110,9 +110,11 @@ const KernelEntry& Engine::kernel_entry(const Kernel& k) {
   if (last_kernel_ && last_kernel_->kernel.id() == k.id()) return *last_kernel_;
   auto& slot = kernels_[k.id()];
   if (!slot) {
-    slot = std::make_unique<KernelEntry>(KernelEntry{k, {}, nullptr, false});
+    slot = std::make_unique<KernelEntry>(KernelEntry{k, {}, nullptr, nullptr, false});
     slot->weights = std::make_unique<std::atomic<double>[]>(workers_.size());
+    slot->left_out = std::make_unique<std::atomic<bool>[]>(workers_.size());
     for (std::size_t d = 0; d < workers_.size(); ++d) {
+      slot->left_out[d].store(false);
       const bool runs = k.runs_on(set_.devices[d]->info().backend);
       slot->runs_on.push_back(runs);
       slot->weights[d].store(runs ? std::max(machine_.peak[d], 1e-9) : 0.0);
@@ -122,24 +124,28 @@ const KernelEntry& Engine::kernel_entry(const Kernel& k) {
   return *slot;
 }
 
-void Engine::set_rates(const Kernel& kernel, const std::vector<double>& rates) {
-  if (rates.size() != workers_.size())
+void Engine::set_rates(const Kernel& kernel, const std::vector<double>& rates,
+                       const std::vector<char>& left_out) {
+  if (rates.size() != workers_.size() || (!left_out.empty() && left_out.size() != rates.size()))
     raise(Errc::invalid_argument, kernel.name(), "need one rate per device");
   std::lock_guard lock(submit_mu_);
   auto& e = const_cast<KernelEntry&>(kernel_entry(kernel));
-  for (std::size_t d = 0; d < rates.size(); ++d)
+  for (std::size_t d = 0; d < rates.size(); ++d) {
     e.weights[d].store(e.runs_on[d] ? std::max(rates[d], 1e-9) : 0.0);
+    e.left_out[d].store(!left_out.empty() && left_out[d]);
+  }
   e.calibrated = true;
   weights_epoch_.fetch_add(1, std::memory_order_release);
 }
 
-const std::vector<double>* Engine::known_rates(const Kernel& kernel) {
+const std::vector<double>* Engine::known_rates(const Kernel& kernel, int pinned) {
   thread_local std::vector<double> rates;
   std::lock_guard lock(submit_mu_);
   const KernelEntry& e = kernel_entry(kernel);
   if (!e.calibrated) return nullptr;
   rates.assign(workers_.size(), 0.0);
-  for (std::size_t d = 0; d < rates.size(); ++d) rates[d] = e.runs_on[d] ? e.weights[d].load() : 0;
+  for (std::size_t d = 0; d < rates.size(); ++d)
+    rates[d] = e.runs_on[d] && (!e.left_out[d] || int(d) == pinned) ? e.weights[d].load() : 0;
   return &rates;
 }
 
@@ -222,8 +228,15 @@ bool Engine::can_run(const TaskRecord* t, int d) const {
 
 void Engine::fill_weights(const TaskRecord* t, std::vector<double>& weights) const {
   weights.resize(workers_.size());
-  for (std::size_t d = 0; d < weights.size(); ++d)
-    weights[d] = can_run(t, int(d)) ? t->kernel->weights[d].load(std::memory_order_relaxed) : 0.0;
+  bool any = false;
+  for (int pass = 0; pass < 2 && !any; ++pass)  // the second: only left-out devices can run it
+    for (std::size_t d = 0; d < weights.size(); ++d) {
+      const bool out = pass == 0 && int(d) != t->pinned &&
+                       t->kernel->left_out[d].load(std::memory_order_relaxed);
+      weights[d] =
+          !out && can_run(t, int(d)) ? t->kernel->weights[d].load(std::memory_order_relaxed) : 0.0;
+      any = any || weights[d] > 0;
+    }
 }
 
 // Most tasks of a thread are of the kernel its last one was: their weights
@@ -235,10 +248,11 @@ const std::vector<double>& Engine::weights_of(const TaskRecord* t) const {
     std::uint64_t engine = 0, kernel = 0, epoch = 0;
     std::vector<double> weights;
   };
-  thread_local Cache cache, excluded;
-  if (!t->excluded.empty()) {
-    fill_weights(t, excluded.weights);
-    return excluded.weights;
+  thread_local Cache cache, uncached;
+  if (!t->excluded.empty() ||
+      (t->pinned >= 0 && t->kernel->left_out[t->pinned].load(std::memory_order_relaxed))) {
+    fill_weights(t, uncached.weights);
+    return uncached.weights;
   }
   const std::uint64_t epoch = weights_epoch_.load(std::memory_order_acquire);
   const std::uint64_t kernel = t->kernel->kernel.id();

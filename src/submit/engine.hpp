@@ -37,6 +37,10 @@ struct KernelEntry {
   // Per device: the kernel's standalone rate once calibrated, else the peak
   // figure; 0 where it cannot run. Read by placement on any thread.
   std::unique_ptr<std::atomic<double>[]> weights;
+  // Per device: left out of this kernel's work (it shares a resource with
+  // devices that do more without it); it still runs tasks pinned to it, and
+  // the kernel's work when no other device can.
+  std::unique_ptr<std::atomic<bool>[]> left_out;
   bool calibrated = false;
 };
 
@@ -73,9 +77,13 @@ class Engine final : public HostAccessGuard {
   RunStats spread_stats(Task task);
   void release(Task task);
 
-  // A kernel's standalone rate on each device (items/s): weights of later splits.
-  void set_rates(const Kernel& kernel, const std::vector<double>& rates);
-  const std::vector<double>* known_rates(const Kernel& kernel);
+  // A kernel's calibrated rate on each device (items/s): weights of later
+  // splits, and what the oracle sums.
+  // `left_out` (empty: none): devices to leave out of the kernel's work.
+  void set_rates(const Kernel& kernel, const std::vector<double>& rates,
+                 const std::vector<char>& left_out = {});
+  // Null before calibration; left-out devices count 0, but for `pinned`.
+  const std::vector<double>* known_rates(const Kernel& kernel, int pinned = -1);
 
   Clock& clock() { return clock_; }
   const MachineView& machine() const { return machine_; }

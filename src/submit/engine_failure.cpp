@@ -90,14 +90,24 @@ void Engine::device_failed(Worker& w, const std::string& cause, std::vector<Task
         b->drop_node(node, "its only copy was on " + name + ", which failed: " + cause);
     }
   }
-  // Spread tasks under way: the devices left that may run them take part.
+  // Spread tasks under way: the devices left that may run them take part;
+  // devices left out of the kernel's work (KernelEntry) once no other does.
   {
     std::lock_guard lock(runs_mu_);
     for (TaskRecord* t : active_spreads_) {
       SplitRun& run = *t->split;
       std::lock_guard run_lock(run.mu);
-      for (int d = 0; d < int(workers_.size()); ++d)
-        if (run.participating[d] == 0 && run.plan.weights[d] > 0 && can_run(t, d)) announce(t, d);
+      auto offer = [&](bool left_out_too) {
+        bool taken = false;
+        for (int d = 0; d < int(workers_.size()); ++d) {
+          if (run.participating[d] == 0 && (left_out_too || run.plan.weights[d] > 0) &&
+              can_run(t, d))
+            announce(t, d);
+          taken = taken || (d != w.index() && run.participating[d] == 1);
+        }
+        return taken;
+      };
+      if (!offer(false)) offer(true);
     }
   }
   requeue(requeued);

@@ -88,7 +88,8 @@ void run_balance(const BalanceArgs& args) {
   }
   const Range range{args.items, args.chunk};
   progress("calibrating each device alone...");
-  std::vector<double> alone = rt.calibrate(range, k, in(input), out(output), a, b, args.iters);
+  const Calibration cal = rt.calibrate(range, k, in(input), out(output), a, b, args.iters);
+  const std::vector<double>& alone = cal.alone;
   // --slowdown: device DEV slows down at half of each run's oracle time and
   // recovers after it; the run is measured against what the devices could
   // have done with that slow-down (sim::oracle_seconds).
@@ -98,7 +99,7 @@ void run_balance(const BalanceArgs& args) {
     if (!sim) raise(Errc::invalid_argument, "--slowdown", "only sim devices can be slowed down");
     std::tie(slow_dev, slow_factor) = parse_slowdown(args.slowdown, devs.size());
     double total = 0;
-    for (double r : alone) total += r;
+    for (double r : cal.used) total += r;
     half_s = double(args.items) / total / 2;
   }
   std::vector<const Device*> all;
@@ -119,7 +120,20 @@ void run_balance(const BalanceArgs& args) {
   for (std::size_t d = 0; d < devs.size(); ++d)
     j["devices"].push_back({{"name", devs[d]->name()},
                             {"description", devs[d]->info().description},
-                            {"standalone_items_per_s", alone[d]}});
+                            {"standalone_items_per_s", alone[d]},
+                            {"used_items_per_s", cal.used[d]},
+                            {"left_out", bool(cal.left_out[d])}});
+  j["oracle_items_per_s"] = cal.oracle_rate();
+  j["sharing"] = nlohmann::json::array();
+  for (const auto& g : cal.groups) {
+    nlohmann::json names = nlohmann::json::array();
+    for (int d : g.devices) names.push_back(devs[d]->name());
+    j["sharing"].push_back({{"devices", names},
+                            {"resource", g.resource},
+                            {"together_items_per_s", g.together},
+                            {"best_alone_items_per_s", g.best_alone},
+                            {"alone_wins", g.alone_wins}});
+  }
   j["items"] = args.items;
   j["iters"] = args.iters;
   j["slowdown"] = args.slowdown;
@@ -217,6 +231,16 @@ void run_balance(const BalanceArgs& args) {
   for (std::size_t d = 0; d < devs.size(); ++d)
     std::printf("  %-10s alone: %s items/s  (%s)\n", devs[d]->name().c_str(), si(alone[d]).c_str(),
                 devs[d]->info().description.c_str());
+  for (const auto& g : cal.groups) {
+    std::string names;
+    for (int d : g.devices) names += (names.empty() ? "" : " + ") + devs[d]->name();
+    std::printf("  %s share %s: side by side %s items/s, the best alone %s items/s: %s\n",
+                names.c_str(), g.resource.c_str(), si(g.together).c_str(), si(g.best_alone).c_str(),
+                g.alone_wins ? "the others are left out" : "all of them run");
+  }
+  std::printf(
+      "  oracle: %s items/s, the sum of the rates above%s\n", si(cal.oracle_rate()).c_str(),
+      cal.groups.empty() ? "" : " (devices that share a resource as they ran side by side)");
   for (const auto& n : rt.notes()) std::printf("  note: %s\n", n.c_str());
   std::fputs(t.str().c_str(), stdout);
   for (const auto& r : results) {

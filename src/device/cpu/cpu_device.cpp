@@ -119,6 +119,7 @@ Backend cpu_backend() {
       // 8-wide fp32 FMA at ~2.5 GHz per thread: a rough figure, calibration refines it.
       info.peak_gflops = threads * 2.5 * 16;
       info.pipeline_depth = 1;
+      info.shares = {"host-cores"};
       list.push_back(std::make_unique<CpuDevice>(std::move(info), threads));
     }
     return list;

@@ -35,6 +35,7 @@ DeviceInfo base_info(const Gpu& gpu) {
   info.memory_node = gpu.memory_node();
   info.memory_bytes = p.memory_bytes;
   info.pci_bus_id = p.pci_bus_id;
+  info.shares = {"gpu:" + (p.pci_bus_id.empty() ? gpu.topology_id() : p.pci_bus_id)};
   info.pipeline_depth = 3;  // copy in, compute, copy out overlapped
   info.description = p.model + ", sm_" + std::to_string(p.cc_major * 10 + p.cc_minor) + ", " +
                      gib(p.memory_bytes) + ", " + std::to_string(p.clock_khz / 1000) + " MHz";

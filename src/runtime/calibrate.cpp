@@ -1,0 +1,134 @@
+// Calibration: each device's rate for a kernel alone, then, for devices that
+// share a resource (the host's cores, one GPU's link and memory), their rates
+// side by side, and the arrangement that does the most: all of them, or the
+// fastest alone with the others left out of the kernel's work.
+#include <algorithm>
+#include <array>
+#include <numeric>
+
+#include "baton/error.hpp"
+#include "baton/runtime.hpp"
+#include "submit/engine.hpp"
+
+namespace baton {
+
+namespace {
+
+// Devices that share a resource, directly or through others: each group of
+// two or more, with the first resource that ties it.
+std::vector<Calibration::Group> sharing_groups(const DeviceSet& set,
+                                               const std::vector<char>& runs) {
+  const std::size_t n = set.devices.size();
+  std::vector<int> group(n);
+  std::iota(group.begin(), group.end(), 0);
+  auto root = [&](int d) {
+    while (group[d] != d) d = group[d] = group[group[d]];
+    return d;
+  };
+  std::vector<std::string> tie(n);
+  for (std::size_t a = 0; a < n; ++a)
+    for (std::size_t b = a + 1; b < n; ++b) {
+      if (!runs[a] || !runs[b]) continue;
+      for (const std::string& r : set.devices[a]->info().shares) {
+        const auto& other = set.devices[b]->info().shares;
+        if (std::find(other.begin(), other.end(), r) == other.end()) continue;
+        const int ra = root(int(a)), rb = root(int(b));
+        if (ra != rb) group[rb] = ra;
+        if (tie[ra].empty()) tie[ra] = r;
+        break;
+      }
+    }
+  std::vector<Calibration::Group> out;
+  for (std::size_t d = 0; d < n; ++d) {
+    if (!runs[d] || root(int(d)) != int(d) || tie[d].empty()) continue;
+    Calibration::Group g;
+    g.resource = tie[d];
+    for (std::size_t m = 0; m < n; ++m)
+      if (runs[m] && root(int(m)) == int(d)) g.devices.push_back(int(m));
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+}  // namespace
+
+Calibration Runtime::calibrate_packed(Range range, const Kernel& kernel, Packed& p) {
+  if (range.n == 0) raise(Errc::invalid_argument, kernel.name(), "the range is empty");
+  const std::size_t n = set_.devices.size();
+  const std::vector<detail::RunArg> args = *p.args;
+  const std::string weighted = "weighted";
+  auto run = [&](int on, Range r, const std::string* policy) {
+    Packed q = packer();
+    *q.args = args;
+    q.split = true;
+    q.on = on;
+    q.policy = policy;
+    return run_packed(r, kernel, q);
+  };
+  Calibration c;
+  c.alone.assign(n, 0.0);
+  std::vector<char> runs(n, 0);
+  for (std::size_t d = 0; d < n; ++d) {
+    if (!kernel.runs_on(set_.devices[d]->info().backend)) continue;
+    runs[d] = 1;
+    // A short untimed run first: module loads and run-time compilation stay out of the rate.
+    run(int(d), Range{std::max<std::uint64_t>(1, range.n / 16), range.chunk, range.first},
+        p.policy);
+    // The median of three timed runs: one slow run (another process, a page
+    // fault storm) must not skew the split or the oracle.
+    std::array<double, 3> t{};
+    for (double& x : t) x = run(int(d), range, p.policy).makespan_s;
+    std::sort(t.begin(), t.end());
+    c.alone[d] = t[1] > 0 ? double(range.n) / t[1] : 0;
+  }
+  c.used = c.alone;
+  c.left_out.assign(n, 0);
+  c.groups = sharing_groups(set_, runs);
+
+  for (Calibration::Group& g : c.groups) {
+    // Side by side: a weighted split over the group alone, first by the
+    // rates alone, then by the rates seen side by side (each device then
+    // works the whole time); the median of three of the latter.
+    std::vector<double> rates = c.alone;
+    std::vector<char> others(n, 1);
+    for (int d : g.devices) others[d] = 0;
+    auto side_by_side = [&] {
+      engine_->set_rates(kernel, rates, others);
+      RunStats s = run(-1, range, &weighted);
+      std::vector<double> seen(n, 0.0);
+      for (int d : g.devices) {
+        const DeviceStats& ds = s.devices[d];
+        seen[d] = ds.busy_s > 0 ? double(ds.items) / ds.busy_s : 0;
+      }
+      return seen;
+    };
+    for (int d : g.devices) rates[d] = std::max(side_by_side()[d], 1e-9);
+    std::array<std::vector<double>, 3> seen;
+    for (auto& s : seen) s = side_by_side();
+    auto sum = [&](const std::vector<double>& r) {
+      double t = 0;
+      for (int d : g.devices) t += r[d];
+      return t;
+    };
+    std::sort(seen.begin(), seen.end(),
+              [&](const auto& a, const auto& b) { return sum(a) < sum(b); });
+    g.together = sum(seen[1]);
+    int best = g.devices.front();
+    for (int d : g.devices)
+      if (c.alone[d] > c.alone[best]) best = d;
+    g.best_alone = c.alone[best];
+    g.alone_wins = g.best_alone > g.together;
+    for (int d : g.devices) {
+      c.used[d] = g.alone_wins ? (d == best ? c.alone[d] : 0.0) : seen[1][d];
+      c.left_out[d] = g.alone_wins && d != best;
+    }
+  }
+  // Left-out devices keep their rate alone: theirs to use if the others fail.
+  std::vector<double> weights = c.used;
+  for (std::size_t d = 0; d < n; ++d)
+    if (c.left_out[d]) weights[d] = c.alone[d];
+  engine_->set_rates(kernel, weights, c.left_out);
+  return c;
+}
+
+}  // namespace baton
