@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "baton/kernel.hpp"
@@ -12,5 +13,7 @@ namespace baton::detail {
 // Throws Error(out_of_memory) naming `who`.
 DeviceMemory allocate_host(const std::string& who, std::size_t bytes);
 void release_host(DeviceMemory memory);
+// Memory the host can give without swapping: MemAvailable, else free pages.
+std::uint64_t host_available_bytes();
 
 }  // namespace baton::detail

@@ -16,6 +16,7 @@
 #include "baton/runtime.hpp"
 #include "baton/sim.hpp"
 #include "commands.hpp"
+#include "device/host_memory.hpp"
 #include "sched/policy.hpp"
 #include "table.hpp"
 #include "workloads/balance_kernels.hpp"
@@ -72,6 +73,12 @@ void run_balance(const BalanceArgs& args) {
           "--items, --iters and --repeat must be at least 1");
   std::vector<std::string> policy_names = split(args.policies, ',');
   for (const auto& p : policy_names) detail::find_policy(p);  // fail early on a bad name
+  const std::uint64_t free = detail::host_available_bytes();
+  if (args.items > free / (2 * sizeof(float)))
+    raise(Errc::invalid_argument, "--items",
+          std::to_string(args.items) + " items need two buffers of " + std::to_string(args.items) +
+              " floats, more than the " + std::to_string(free >> 20) +
+              " MiB of host memory available");
   Options opt = env_options();
   opt.devices = args.devices;
   Runtime rt(opt);
