@@ -153,3 +153,17 @@ TEST(PoliciesSim, AFailedDeviceWorkIsRunElsewhere) {
     EXPECT_GE(s.reruns, 1u) << p;
   }
 }
+
+// Few heavy items: at the tail a slow device must not take the last items of
+// a faster one (it would end last); ws keeps up with weighted's exact shares.
+TEST(PoliciesSim, WsLeavesTheLastHeavyItemsToFasterDevices) {
+  Kernel heavy = workloads::fma_kernel(2'000'000, false);  // runs of 5 to 30 ms
+  for (std::uint64_t n : {35u, 61u, 200u}) {
+    auto rt = sim_rt("sim:8,4,2,1");
+    rt.calibrate(Range{n, 0}, heavy);
+    const RunStats w = rt.parallel_for(Range{n, 0}, heavy, Policy::weighted());
+    const RunStats ws = rt.parallel_for(Range{n, 0}, heavy, Policy::ws());
+    EXPECT_GE(w.makespan_s, 0.005);
+    EXPECT_LE(ws.makespan_s, 1.02 * w.makespan_s) << n << " items";
+  }
+}

@@ -11,7 +11,9 @@ const std::vector<PolicyEntry>& policies() {
        [](const MachineView& m) { return make_split_policy(false, m); }},
       {"weighted", "shares proportional to device capability, no rebalancing",
        [](const MachineView& m) { return make_split_policy(true, m); }},
-      {"ws", "capability-weighted first split, then work stealing with shrinking chunks",
+      {"ws",
+       "capability-weighted first split, then work stealing with shrinking chunks, a thief taking "
+       "only what it finishes first",
        [](const MachineView& m) { return make_ws_policy(false, m); }},
       {"ws-topo", "ws, stealing from the nearest devices first and only when the transfer pays",
        [](const MachineView& m) { return make_ws_policy(true, m); }},

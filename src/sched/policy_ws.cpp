@@ -3,12 +3,12 @@
 // guided-size piece of its front and pushes the rest back as halving pieces,
 // largest first, so the top of its deque always holds about half of what it
 // has left: a thief that steals the top takes half of the victim's remainder
-// in one CAS. ws picks victims at random, starting from the last one that had
+// in one CAS. A thief steals only what it would finish before its victim
+// would. ws picks victims at random, starting from the last one that had
 // work (Taskflow's "sticky" victim); ws-topo tries the nearest devices first
-// (NVLink before PCIe) and skips a victim when moving the data would cost more
-// than the steal saves. Whole tasks go to the device that holds their data,
-// else to whichever device is free first; idle devices steal queued tasks,
-// ws-topo from the nearest first.
+// (NVLink before PCIe) and counts moving the data in what the steal costs. Whole tasks go to the
+// device that holds their data, else to whichever device is free first; idle devices steal queued
+// tasks, ws-topo from the nearest first.
 #include <algorithm>
 #include <numeric>
 
@@ -81,8 +81,7 @@ class WsSource final : public ChunkSource {
   bool stealable(int dev) const override {
     if (has_orphans()) return true;
     for (std::size_t v = 0; v < n_; ++v)
-      if (int(v) != dev && devs_[v].queued.load(std::memory_order_relaxed) > 0 &&
-          (!topo_ || pays(dev, int(v))))
+      if (int(v) != dev && devs_[v].queued.load(std::memory_order_relaxed) > 0 && pays(dev, int(v)))
         return true;
     return false;
   }
@@ -187,7 +186,7 @@ class WsSource final : public ChunkSource {
     const int n = static_cast<int>(n_);
     auto try_victim = [&](int v) -> std::optional<Take> {
       if (v == thief || devs_[v].queued.load(std::memory_order_relaxed) <= 0) return std::nullopt;
-      if (topo_ && !pays(thief, v)) return std::nullopt;
+      if (!pays(thief, v)) return std::nullopt;
       auto w = devs_[v].deque.steal();
       if (!w) return std::nullopt;
       Span s = decode(*w);
@@ -210,17 +209,22 @@ class WsSource final : public ChunkSource {
     return std::nullopt;
   }
 
-  // Stealing about half of v's queue pays when the thief, data transfer
-  // included, finishes it before v would reach it.
+  // Stealing about half of v's queue pays when the thief finishes it before
+  // v would have finished the lot, the data's transfer included (ws-topo). ws
+  // asks only at the tail, where a slow device taking the last heavy items of
+  // a fast one would end last: before that, rates may be stale (a device that
+  // just slowed down still looks fast) and stealing is what adapts to it.
   bool pays(int thief, int v) const {
-    const double queued =
-        double(devs_[v].queued.load(std::memory_order_relaxed)) * double(quantum_);
+    const std::int64_t units = devs_[v].queued.load(std::memory_order_relaxed);
+    const double queued = double(units) * double(quantum_);
+    if (!topo_ && queued > double(plan_.max_chunk)) return true;
     std::vector<double>& r = devs_[thief].rates;
     effective_rates(plan_.weights, rates_, r);
     if (!(r[thief] > 0) || !(r[v] > 0)) return true;
-    const double half = queued / 2;  // items
+    // The top of v's deque holds the larger half of its queue (run()).
+    const double half = double((units + 1) / 2) * double(quantum_);  // items
     double move = 0;
-    if (plan_.paths && !plan_.paths->empty())
+    if (topo_ && plan_.paths && !plan_.paths->empty())
       move = (*plan_.paths)[thief][v].seconds(half * plan_.bytes_per_item);
     return move + half / r[thief] < queued / r[v];
   }

@@ -1,5 +1,7 @@
 #include "workloads/balance_kernels.hpp"
 
+#include <algorithm>
+
 #ifdef BATON_HAVE_CUDA
 #include "device/cuda/builtin_fatbin.hpp"
 #endif
@@ -37,6 +39,33 @@ Kernel fma_kernel(int iters_for_sim_cost, bool with_cpu) {
     });
   add_gpu_code(k, "baton_fma");
   const double per_item = iters_for_sim_cost;
+  k.cost([per_item](Span s) { return per_item * double(s.size()); });
+  return k;
+}
+
+Kernel fma_rows_kernel(int iters_for_sim_cost, int width, bool with_cpu) {
+  Kernel k("fma_rows");
+  if (with_cpu)
+    k.cpu([](Span s, const KernelArgs& a) {
+      const float* in = a.ptr<float>(0);
+      float* out = a.ptr<float>(1);
+      const float mul = a.value<float>(2), add = a.value<float>(3);
+      const int iters = a.value<int>(4), w = a.value<int>(5);
+      auto steps = [&](float x) {
+        for (int r = 0; r < iters; ++r) x = x * mul + add;
+        return x;
+      };
+      for (std::uint64_t i = s.begin; i < s.end; ++i) {
+        if (w == 0) {
+          out[i] = steps(in[0] + float(i % 1024) / 1024.0f);
+          continue;
+        }
+        for (std::uint64_t j = i * std::uint64_t(w); j < (i + 1) * std::uint64_t(w); ++j)
+          out[j] = steps(in[j]);
+      }
+    });
+  add_gpu_code(k, "baton_fma_rows");
+  const double per_item = double(iters_for_sim_cost) * std::max(1, width);
   k.cost([per_item](Span s) { return per_item * double(s.size()); });
   return k;
 }

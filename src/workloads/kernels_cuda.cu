@@ -12,6 +12,24 @@ extern "C" __global__ void baton_fma(unsigned long long begin, unsigned long lon
   out[i] = x;
 }
 
+extern "C" __global__ void baton_fma_rows(unsigned long long begin, unsigned long long end,
+                                          const float* in, float* out, float a, float b, int iters,
+                                          int width) {
+  const unsigned long long i = begin + blockIdx.x * 256ull + threadIdx.x;
+  if (i >= end) return;
+  if (width == 0) {
+    float x = in[0] + float(i % 1024) / 1024.0f;
+    for (int k = 0; k < iters; ++k) x = fmaf(x, a, b);
+    out[i] = x;
+    return;
+  }
+  for (unsigned long long j = i * width; j < (i + 1) * width; ++j) {
+    float x = in[j];
+    for (int k = 0; k < iters; ++k) x = fmaf(x, a, b);
+    out[j] = x;
+  }
+}
+
 extern "C" __global__ void baton_saxpy(unsigned long long begin, unsigned long long end, float a,
                                        const float* x, float* y) {
   const unsigned long long i = begin + blockIdx.x * 256ull + threadIdx.x;

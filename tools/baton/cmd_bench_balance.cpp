@@ -12,11 +12,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "balance_case.hpp"
 #include "baton/error.hpp"
 #include "baton/runtime.hpp"
 #include "baton/sim.hpp"
 #include "commands.hpp"
-#include "device/host_memory.hpp"
 #include "sched/policy.hpp"
 #include "table.hpp"
 #include "workloads/balance_kernels.hpp"
@@ -28,9 +28,7 @@ namespace {
 struct BalanceArgs {
   std::string devices = env_options().devices;
   std::string policies = detail::policy_names();
-  std::uint64_t items = 1 << 20;
-  std::uint64_t chunk = 0;
-  int iters = 256;
+  Shape shape;
   int repeat = 1;
   std::string slowdown;  // "DEV:FACTOR"
   bool json = false;
@@ -62,40 +60,19 @@ std::pair<std::size_t, double> parse_slowdown(const std::string& s, std::size_t 
   return {dev, f};
 }
 
-float reference(float x, float a, float b, int iters) {
-  for (int r = 0; r < iters; ++r) x = x * a + b;
-  return x;
-}
-
 void run_balance(const BalanceArgs& args) {
-  if (args.items == 0 || args.iters < 1 || args.repeat < 1)
-    raise(Errc::invalid_argument, "bench balance",
-          "--items, --iters and --repeat must be at least 1");
+  if (args.repeat < 1) raise(Errc::invalid_argument, "--repeat", "must be at least 1");
   std::vector<std::string> policy_names = split(args.policies, ',');
   for (const auto& p : policy_names) detail::find_policy(p);  // fail early on a bad name
-  const std::uint64_t free = detail::host_available_bytes();
-  if (args.items > free / (2 * sizeof(float)))
-    raise(Errc::invalid_argument, "--items",
-          std::to_string(args.items) + " items need two buffers of " + std::to_string(args.items) +
-              " floats, more than the " + std::to_string(free >> 20) +
-              " MiB of host memory available");
+  width_of(args.shape.bytes);
   Options opt = env_options();
   opt.devices = args.devices;
   Runtime rt(opt);
   const auto& devs = rt.devices();
-  // On virtual time only the cost matters; real devices compute and are checked.
   const bool sim = rt.clock().is_virtual();
-  Kernel k = workloads::fma_kernel(args.iters, !sim);
-  const float a = 0.999f, b = 0.001f;
-  auto input = rt.buffer<float>(args.items), output = rt.buffer<float>(args.items);
-  {
-    std::mt19937 gen(42);
-    std::uniform_real_distribution<float> dist(-1.f, 1.f);
-    for (float& x : input.host()) x = dist(gen);
-  }
-  const Range range{args.items, args.chunk};
-  progress("calibrating each device alone...");
-  const Calibration cal = rt.calibrate(range, k, in(input), out(output), a, b, args.iters);
+  BalanceCase work(rt, args.shape);
+  progress("calibrating the devices, alone and side by side...");
+  const Calibration cal = work.calibrate();
   const std::vector<double>& alone = cal.alone;
   // --slowdown: device DEV slows down at half of each run's oracle time and
   // recovers after it; the run is measured against what the devices could
@@ -105,22 +82,13 @@ void run_balance(const BalanceArgs& args) {
   if (!args.slowdown.empty()) {
     if (!sim) raise(Errc::invalid_argument, "--slowdown", "only sim devices can be slowed down");
     std::tie(slow_dev, slow_factor) = parse_slowdown(args.slowdown, devs.size());
-    double total = 0;
-    for (double r : cal.used) total += r;
-    half_s = double(args.items) / total / 2;
+    half_s = double(args.shape.items) / cal.oracle_rate() / 2;
   }
   std::vector<const Device*> all;
   for (const auto& d : devs) all.push_back(d.get());
-  // The check: every output written (the output is poisoned before each run)
-  // and about 4096 evenly spread items equal to a host reference, which keeps
-  // the host's share of the work small next to GPU-sized runs.
-  const std::size_t stride = std::max<std::size_t>(1, args.items / 4096);
-  std::vector<float> expect;
-  if (!sim) {
-    auto src = input.read();
-    for (std::size_t i = 0; i < args.items; i += stride)
-      expect.push_back(reference(src[i], a, b, args.iters));
-  }
+  const double work_units =
+      workloads::fma_rows_kernel(args.shape.iters, width_of(args.shape.bytes), false)
+          .cost_of({0, args.shape.items});
 
   nlohmann::json j;
   j["devices"] = nlohmann::json::array();
@@ -141,8 +109,9 @@ void run_balance(const BalanceArgs& args) {
                             {"best_alone_items_per_s", g.best_alone},
                             {"alone_wins", g.alone_wins}});
   }
-  j["items"] = args.items;
-  j["iters"] = args.iters;
+  j["items"] = args.shape.items;
+  j["iters"] = args.shape.iters;
+  j["bytes_per_item"] = args.shape.bytes;
   j["slowdown"] = args.slowdown;
   j["runs"] = nlohmann::json::array();
   std::vector<RunStats> results;
@@ -152,34 +121,16 @@ void run_balance(const BalanceArgs& args) {
       progress("[" + std::to_string(p + 1) + "/" + std::to_string(policy_names.size()) + "] " +
                policy_names[p] + " run " + std::to_string(r + 1) + "/" +
                std::to_string(args.repeat));
-      if (!sim) {
-        auto o = output.host();
-        std::fill(o.begin(), o.end(), std::nanf(""));
-      }
       const double speed = devs[slow_dev]->info().peak_gflops;
       if (half_s > 0)
         sim::change_speed(*devs[slow_dev], rt.clock().now() + half_s, speed / slow_factor);
-      RunStats run = rt.parallel_for(range, k, in(input), out(output), a, b, args.iters,
-                                     Policy::by_name(policy_names[p]));
+      RunStats run = work.run(policy_names[p]);
       if (half_s > 0) {
         sim::change_speed(*devs[slow_dev], run.start_s + run.makespan_s, speed);
-        run.oracle_s = sim::oracle_seconds(all, k.cost_of({0, args.items}), run.start_s);
+        run.oracle_s = sim::oracle_seconds(all, work_units, run.start_s);
         run.efficiency = run.makespan_s > 0 ? run.oracle_s / run.makespan_s : 0;
       }
       reps.push_back(run);
-      if (!sim) {
-        auto got = output.read();
-        for (std::size_t i = 0; i < args.items; ++i) {
-          const bool sampled = i % stride == 0;
-          const float want = sampled ? expect[i / stride] : 0.0f;
-          if (std::isnan(got[i]) ||
-              (sampled && !(std::fabs(got[i] - want) <= 1e-4f * (1 + std::fabs(want)))))
-            raise(Errc::internal, policy_names[p],
-                  "wrong result at item " + std::to_string(i) + ": " + std::to_string(got[i]) +
-                      (sampled ? " instead of " + std::to_string(want)
-                               : std::string(" (never written)")));
-        }
-      }
     }
     std::sort(reps.begin(), reps.end(),
               [](const auto& x, const auto& y) { return x.makespan_s < y.makespan_s; });
@@ -231,9 +182,9 @@ void run_balance(const BalanceArgs& args) {
     return;
   }
   std::printf(
-      "bench balance: %llu items x %d fma steps on %zu device(s)%s%s\n",
-      static_cast<unsigned long long>(args.items), args.iters, devs.size(),
-      sim ? " (sim: virtual time)" : ", results checked",
+      "bench balance: %llu items x %d fma steps, %d bytes moved per item, on %zu device(s)%s%s\n",
+      static_cast<unsigned long long>(args.shape.items), args.shape.iters, args.shape.bytes,
+      devs.size(), sim ? " (sim: virtual time)" : ", results checked",
       args.slowdown.empty() ? "" : (", slowdown " + args.slowdown + " at half-time").c_str());
   for (std::size_t d = 0; d < devs.size(); ++d)
     std::printf("  %-10s alone: %s items/s  (%s)\n", devs[d]->name().c_str(), si(alone[d]).c_str(),
@@ -273,11 +224,14 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("-d,--devices", args->devices, "device spec (see baton devices --help)")
       ->capture_default_str();
   cmd->add_option("-p,--policies", args->policies, policy_help)->capture_default_str();
-  cmd->add_option("-n,--items", args->items, "work items")->capture_default_str();
-  cmd->add_option("-c,--chunk", args->chunk,
+  cmd->add_option("-n,--items", args->shape.items, "work items")->capture_default_str();
+  cmd->add_option("-c,--chunk", args->shape.chunk,
                   "chunk in items: launches of at most this many (0: one per span handed out)")
       ->capture_default_str();
-  cmd->add_option("-i,--iters", args->iters, "fma steps per item (compute per item)")
+  cmd->add_option("-i,--iters", args->shape.iters, "fma steps per element (compute per item)")
+      ->capture_default_str();
+  cmd->add_option("-b,--bytes", args->shape.bytes,
+                  "bytes moved per item: 4 (written only) or 8 per float read and written")
       ->capture_default_str();
   cmd->add_option("-r,--repeat", args->repeat, "runs per policy; the median is reported")
       ->capture_default_str();
@@ -286,6 +240,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--json", args->json, "print the results as JSON instead of a table");
   cmd->add_option("--json-out", args->json_out, "also write the results as JSON to this file");
   cmd->callback([args] { run_balance(*args); });
+  add_sweep_command(*bench);
 }
 
 }  // namespace baton::cli

@@ -6,6 +6,7 @@
 namespace baton::cli {
 
 void add_devices_command(CLI::App& app);
-void add_bench_command(CLI::App& app);
+void add_bench_command(CLI::App& app);    // bench balance, and the others under bench
+void add_sweep_command(CLI::App& bench);  // bench sweep
 
 }  // namespace baton::cli

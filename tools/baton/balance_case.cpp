@@ -1,0 +1,97 @@
+#include "balance_case.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "baton/error.hpp"
+#include "device/host_memory.hpp"
+#include "workloads/balance_kernels.hpp"
+
+namespace baton::cli {
+
+namespace {
+
+constexpr float kMul = 0.999f, kAdd = 0.001f;
+
+float reference(float x, int iters) {
+  for (int r = 0; r < iters; ++r) x = x * kMul + kAdd;
+  return x;
+}
+
+}  // namespace
+
+int width_of(int bytes) {
+  if (bytes == 4) return 0;
+  if (bytes >= 8 && bytes <= 4096 && bytes % 8 == 0) return bytes / 8;
+  raise(Errc::invalid_argument, "--bytes",
+        std::to_string(bytes) +
+            " bytes per item: give 4 (written only) or a multiple of 8 up to 4096 (one float "
+            "read and one written per 8)");
+}
+
+BalanceCase::BalanceCase(Runtime& rt, const Shape& shape)
+    : rt_(rt),
+      shape_(shape),
+      width_(width_of(shape.bytes)),
+      sim_(rt.clock().is_virtual()),
+      // On virtual time only the cost matters; real devices compute and are checked.
+      kernel_(workloads::fma_rows_kernel(shape.iters, width_, !sim_)),
+      in_part_(width_ == 0 ? elements(0, 1) : Part{std::uint64_t(width_)}),
+      out_part_{std::uint64_t(std::max(1, width_))} {
+  if (shape.items == 0 || shape.iters < 1)
+    raise(Errc::invalid_argument, "bench", "items and fma steps must be at least 1");
+  const std::uint64_t per_item = std::max(1, width_);
+  const std::uint64_t free = detail::host_available_bytes();
+  if (shape.items > free / (2 * per_item * sizeof(float)))
+    raise(Errc::invalid_argument, "--items",
+          std::to_string(shape.items) + " items of " + std::to_string(shape.bytes) +
+              " bytes need more than the " + std::to_string(free >> 20) +
+              " MiB of host memory available");
+  const std::uint64_t elements = shape.items * per_item;
+  in_ = rt.buffer<float>(width_ == 0 ? 1 : elements);
+  out_ = rt.buffer<float>(elements);
+  std::mt19937 gen(42);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  for (float& x : in_.host()) x = dist(gen);
+  if (sim_) return;
+  stride_ = std::max<std::size_t>(1, elements / 4096);
+  auto src = in_.read();
+  for (std::size_t e = 0; e < elements; e += stride_) {
+    const float x = width_ == 0 ? src[0] + float(e % 1024) / 1024.0f : src[e];
+    expect_.push_back(reference(x, shape.iters));
+  }
+}
+
+Calibration BalanceCase::calibrate() {
+  return rt_.calibrate(Range{shape_.items, shape_.chunk}, kernel_, in(in_, in_part_),
+                       out(out_, out_part_), kMul, kAdd, shape_.iters, width_);
+}
+
+RunStats BalanceCase::run(const std::string& policy) {
+  if (!sim_) {
+    auto o = out_.host();
+    std::fill(o.begin(), o.end(), std::nanf(""));
+  }
+  RunStats s = rt_.parallel_for(Range{shape_.items, shape_.chunk}, kernel_, in(in_, in_part_),
+                                out(out_, out_part_), kMul, kAdd, shape_.iters, width_,
+                                Policy::by_name(policy));
+  if (!sim_) check(policy);
+  return s;
+}
+
+void BalanceCase::check(const std::string& policy) {
+  auto got = out_.read();
+  for (std::size_t e = 0; e < got.size(); ++e) {
+    const bool sampled = e % stride_ == 0;
+    const float want = sampled ? expect_[e / stride_] : 0.0f;
+    if (std::isnan(got[e]) ||
+        (sampled && !(std::fabs(got[e] - want) <= 1e-4f * (1 + std::fabs(want)))))
+      raise(
+          Errc::internal, policy,
+          "wrong result at element " + std::to_string(e) + ": " + std::to_string(got[e]) +
+              (sampled ? " instead of " + std::to_string(want) : std::string(" (never written)")));
+  }
+}
+
+}  // namespace baton::cli

@@ -1,0 +1,51 @@
+// One shape of work for the balance benchmarks: the fma_rows kernel over
+// `items` items of `bytes` moved each, its buffers, its calibration, and the
+// check of every run's output (every item written, about 4096 spread
+// elements equal to a host reference).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "baton/runtime.hpp"
+
+namespace baton::cli {
+
+struct Shape {
+  std::uint64_t items = 1 << 20;
+  std::uint64_t chunk = 0;  // launch size in items; 0: one launch per span handed out
+  int iters = 256;          // fma steps per element
+  int bytes = 8;            // moved per item: 4 (written only) or 8 per float read and written
+};
+
+// Floats read and written per item for `bytes`; throws Error(invalid_argument).
+int width_of(int bytes);
+
+class BalanceCase {
+ public:
+  // Allocates and fills the buffers; throws Error(invalid_argument) when they
+  // would not fit in the host's available memory.
+  BalanceCase(Runtime& rt, const Shape& shape);
+
+  const Shape& shape() const { return shape_; }
+  // Each device alone, and side by side where devices share a resource.
+  Calibration calibrate();
+  // One run under `policy`; throws Error(internal) on a wrong or missing result.
+  RunStats run(const std::string& policy);
+
+ private:
+  void check(const std::string& policy);
+
+  Runtime& rt_;
+  Shape shape_;
+  int width_;
+  bool sim_;
+  Kernel kernel_;
+  Part in_part_, out_part_;  // what an item reads and writes
+  Buffer<float> in_, out_;
+  std::size_t stride_ = 1;     // elements between checked ones
+  std::vector<float> expect_;  // of the checked elements
+};
+
+}  // namespace baton::cli

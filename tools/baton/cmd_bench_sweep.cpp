@@ -1,0 +1,227 @@
+// baton bench sweep: the balance benchmark over many shapes of work (compute
+// per item, bytes moved per item, length of the run), one row each: every
+// policy against the oracle, and whether ws keeps up with the better of
+// static and weighted.
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "balance_case.hpp"
+#include "baton/error.hpp"
+#include "baton/runtime.hpp"
+#include "commands.hpp"
+#include "device/host_memory.hpp"
+#include "sched/policy.hpp"
+#include "table.hpp"
+
+namespace baton::cli {
+
+namespace {
+
+struct SweepArgs {
+  std::string devices = env_options().devices;
+  std::string policies = "static,weighted,ws";
+  std::string iters = "1,256,65536";
+  std::string bytes = "4,8,64";
+  std::string ms = "20";
+  int repeat = 3;
+  bool json = false;
+  std::string json_out;
+};
+
+template <class T>
+std::vector<T> numbers(const std::string& list, const char* option) {
+  std::vector<T> out;
+  std::stringstream ss(list);
+  for (std::string tok; std::getline(ss, tok, ',');) {
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(tok, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != tok.size() || !(v > 0))
+      raise(Errc::invalid_argument, option, "'" + tok + "' is not a positive number");
+    out.push_back(T(v));
+  }
+  if (out.empty()) raise(Errc::invalid_argument, option, "give at least one value");
+  return out;
+}
+
+// Items for a run of about `ms` under weighted: grown from a small probe, up
+// to what half the free host memory holds with a replica on every device.
+std::uint64_t items_for(Runtime& rt, Shape shape, double ms) {
+  const std::uint64_t most = detail::host_available_bytes() / 2 / (rt.devices().size() + 1) /
+                             std::uint64_t(std::max(8, shape.bytes));
+  shape.items = 1 << 10;
+  for (int round = 0; round < 6; ++round) {
+    BalanceCase probe(rt, shape);
+    probe.run("weighted");  // warm: buffers on the devices, modules loaded
+    const double s = probe.run("weighted").makespan_s;
+    const double want = ms * 1e-3;
+    if (s >= want / 2 && s <= want * 2) break;
+    const double scale = s > 0 ? want / s : 64;
+    shape.items =
+        std::clamp<std::uint64_t>(std::uint64_t(double(shape.items) * std::min(scale, 64.0)), 16,
+                                  std::max<std::uint64_t>(16, most));
+    if (shape.items == most) break;
+  }
+  return shape.items;
+}
+
+struct Row {
+  Shape shape;
+  double target_ms = 0;
+  Calibration cal;
+  std::vector<RunStats> runs;  // per policy, the median
+};
+
+RunStats median_run(BalanceCase& work, const std::string& policy, int repeat) {
+  std::vector<RunStats> reps;
+  for (int r = 0; r < repeat; ++r) reps.push_back(work.run(policy));
+  std::sort(reps.begin(), reps.end(),
+            [](const auto& a, const auto& b) { return a.makespan_s < b.makespan_s; });
+  return reps[reps.size() / 2];
+}
+
+void run_sweep(const SweepArgs& args) {
+  if (args.repeat < 1) raise(Errc::invalid_argument, "--repeat", "must be at least 1");
+  std::vector<std::string> policies;
+  {
+    std::stringstream ss(args.policies);
+    for (std::string p; std::getline(ss, p, ',');)
+      if (!p.empty()) policies.push_back(detail::find_policy(p).name);
+  }
+  const auto iters = numbers<int>(args.iters, "--iters");
+  const auto bytes = numbers<int>(args.bytes, "--bytes");
+  const auto ms = numbers<double>(args.ms, "--ms");
+  for (int b : bytes) width_of(b);
+  Options opt = env_options();
+  opt.devices = args.devices;
+  Runtime rt(opt);
+
+  std::vector<Row> rows;
+  const std::size_t cases = iters.size() * bytes.size() * ms.size();
+  for (int it : iters)
+    for (int b : bytes)
+      for (double target : ms) {
+        Row row;
+        row.shape.iters = it;
+        row.shape.bytes = b;
+        row.target_ms = target;
+        progress("[" + std::to_string(rows.size() + 1) + "/" + std::to_string(cases) + "] " +
+                 std::to_string(it) + " fma steps, " + std::to_string(b) + " bytes, ~" +
+                 std::to_string(int(target)) + " ms");
+        row.shape.items = items_for(rt, row.shape, target);
+        BalanceCase work(rt, row.shape);
+        row.cal = work.calibrate();
+        for (const auto& p : policies) row.runs.push_back(median_run(work, p, args.repeat));
+        rows.push_back(std::move(row));
+      }
+  progress_done();
+
+  // ws against the better of the baselines, where all three ran.
+  auto index = [&](const char* name) {
+    auto at = std::find(policies.begin(), policies.end(), name);
+    return at == policies.end() ? -1 : int(at - policies.begin());
+  };
+  const int st = index("static"), wt = index("weighted"), ws = index("ws");
+  nlohmann::json j;
+  j["devices"] = nlohmann::json::array();
+  for (const auto& d : rt.devices()) j["devices"].push_back(d->name());
+  j["rows"] = nlohmann::json::array();
+  std::vector<std::string> head{"fma/item", "bytes/item", "items", "ms (ws)"};
+  for (const auto& p : policies) head.push_back(p + " %");
+  head.push_back("GB/s (ws)");
+  if (ws >= 0 && st >= 0 && wt >= 0) head.push_back("ws vs best baseline");
+  Table t(head);
+  int losses = 0, short_of_oracle = 0, long_runs = 0;
+  for (const Row& r : rows) {
+    const RunStats& main = r.runs[ws >= 0 ? ws : 0];
+    std::vector<std::string> cells{std::to_string(r.shape.iters), std::to_string(r.shape.bytes),
+                                   std::to_string(r.shape.items), fixed(main.makespan_s * 1e3, 2)};
+    nlohmann::json jr{{"iters", r.shape.iters},
+                      {"bytes_per_item", r.shape.bytes},
+                      {"items", r.shape.items},
+                      {"oracle_items_per_s", r.cal.oracle_rate()},
+                      {"runs", nlohmann::json::array()}};
+    for (std::size_t p = 0; p < policies.size(); ++p) {
+      cells.push_back(fixed(100 * r.runs[p].efficiency, 1));
+      jr["runs"].push_back({{"policy", policies[p]},
+                            {"makespan_s", r.runs[p].makespan_s},
+                            {"efficiency", r.runs[p].efficiency}});
+    }
+    const double gbps =
+        main.makespan_s > 0 ? double(r.shape.items) * r.shape.bytes / main.makespan_s * 1e-9 : 0;
+    cells.push_back(fixed(gbps, 2));
+    if (ws >= 0 && st >= 0 && wt >= 0) {
+      const double best = std::min(r.runs[st].makespan_s, r.runs[wt].makespan_s);
+      const double ratio = r.runs[ws].makespan_s > 0 ? best / r.runs[ws].makespan_s : 0;
+      const bool lost = ratio < 0.98;
+      losses += lost;
+      cells.push_back(fixed(ratio, 3) + "x" + (lost ? "  LOSES" : ""));
+      jr["ws_vs_best_baseline"] = ratio;
+    }
+    if (ws >= 0 && main.makespan_s >= 0.02) {
+      ++long_runs;
+      short_of_oracle += main.efficiency < 0.95;
+    }
+    t.add(cells);
+    j["rows"].push_back(jr);
+  }
+  j["ws_losses"] = losses;
+  j["ws_below_95_percent_on_20ms_runs"] = short_of_oracle;
+  if (!args.json_out.empty()) {
+    std::ofstream f(args.json_out);
+    if (!f) raise(Errc::invalid_argument, "--json-out", "cannot write " + args.json_out);
+    f << j.dump(2) << "\n";
+  }
+  if (args.json) {
+    std::printf("%s\n", j.dump(2).c_str());
+    return;
+  }
+  std::string names;
+  for (const auto& d : rt.devices()) names += (names.empty() ? "" : ", ") + d->name();
+  std::printf("bench sweep on %s: %% of the oracle per policy (medians of %d), results checked\n",
+              names.c_str(), args.repeat);
+  std::fputs(t.str().c_str(), stdout);
+  if (ws >= 0 && st >= 0 && wt >= 0)
+    std::printf("ws more than 2%% behind the better of static and weighted: %d of %zu cases\n",
+                losses, rows.size());
+  if (ws >= 0)
+    std::printf("ws below 95%% of the oracle on runs of 20 ms or more: %d of %d\n", short_of_oracle,
+                long_runs);
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& bench) {
+  auto* cmd = bench.add_subcommand(
+      "sweep",
+      "The balance benchmark over shapes of work: compute and bytes per item, length of run");
+  auto args = std::make_shared<SweepArgs>();
+  cmd->add_option("-d,--devices", args->devices, "device spec (see baton devices --help)")
+      ->capture_default_str();
+  cmd->add_option("-p,--policies", args->policies,
+                  "policies, comma-separated (baton bench balance --help lists them)")
+      ->capture_default_str();
+  cmd->add_option("-i,--iters", args->iters, "fma steps per element, comma-separated")
+      ->capture_default_str();
+  cmd->add_option("-b,--bytes", args->bytes,
+                  "bytes moved per item, comma-separated: 4 (written only) or multiples of 8")
+      ->capture_default_str();
+  cmd->add_option("--ms", args->ms,
+                  "lengths of run to size each case for (ms, under weighted), comma-separated")
+      ->capture_default_str();
+  cmd->add_option("-r,--repeat", args->repeat, "runs per policy and case; the median is reported")
+      ->capture_default_str();
+  cmd->add_flag("--json", args->json, "print the results as JSON instead of a table");
+  cmd->add_option("--json-out", args->json_out, "also write the results as JSON to this file");
+  cmd->callback([args] { run_sweep(*args); });
+}
+
+}  // namespace baton::cli
