@@ -101,6 +101,26 @@ class Queue {
   virtual void finish() = 0;  // block until everything enqueued so far is done
 };
 
+// Where buffers' host copies live. The default is pageable memory; a GPU
+// backend offers pinned memory, which the copy engines read and write at
+// link speed with no staging copy through the CPU.
+class HostAllocator {
+ public:
+  virtual ~HostAllocator() = default;
+  // Throws Error(out_of_memory) naming `who`.
+  virtual DeviceMemory allocate(const std::string& who, std::size_t bytes) = 0;
+  virtual void release(DeviceMemory memory) = 0;
+  // Makes memory the caller allocated ready for the copy engines, in place,
+  // where the backend can (pinning it); false where it stays pageable.
+  virtual bool register_memory(void* p, std::size_t bytes) {
+    (void)p, (void)bytes;
+    return false;
+  }
+  virtual void unregister_memory(void* p) { (void)p; }
+  virtual std::string describe()
+      const = 0;  // "pinned (cuMemHostAlloc) up to 64 GiB, then pageable"
+};
+
 class Device {
  public:
   virtual ~Device() = default;

@@ -36,6 +36,7 @@ struct DeviceMemory {
   std::size_t bytes = 0;
   bool managed = false;  // unified memory taken as the out-of-memory fallback
   bool mapped = false;   // zero-copy host memory mapped into the device
+  bool pinned = false;   // host memory the copy engines reach directly
 };
 
 struct LaunchArg {

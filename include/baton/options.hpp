@@ -41,7 +41,9 @@ namespace baton {
   X(bool, cuda_zero_copy, "BATON_CUDA_ZERO_COPY", false,                                         \
     "cuda: map host buffers into the GPU instead of copying")                                    \
   X(int, cuda_copy_threads, "BATON_CUDA_COPY_THREADS", 0,                                        \
-    "cuda: threads copying pageable memory via pinned staging (0: half the cores, 2..8)")
+    "cuda: threads copying pageable memory via pinned staging (0: half the cores, 2..8)")        \
+  X(double, pinned_limit_gb, "BATON_PINNED_LIMIT_GB", 0,                                         \
+    "cuda: buffers' host memory is pinned up to this much, then pageable (0: half the RAM)")
 
 struct Options {
 #define BATON_OPTION_FIELD(type, field, env, dflt, text) type field = dflt;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -60,6 +61,16 @@ class Runtime {
     static_assert(std::is_trivially_copyable_v<T>, "buffers hold trivially copyable elements");
     return Buffer<T>(make_buffer(n, sizeof(T)), n);
   }
+  // A buffer over the caller's memory, which must outlive it: tasks read and
+  // write it there (pinned in place where a GPU backend can), read() and
+  // host() make it current. Its span is its host copy.
+  template <class T>
+  Buffer<T> wrap(std::span<T> memory) {
+    static_assert(std::is_trivially_copyable_v<T>, "buffers hold trivially copyable elements");
+    return Buffer<T>(wrap_memory(memory.data(), memory.size(), sizeof(T)), memory.size());
+  }
+  // How buffers' host memory is allocated ("pageable", "pinned ...").
+  std::string host_memory() const { return set_.host_memory->describe(); }
 
   // Submits a task and returns at once; it may start while more are
   // submitted. Args are buffers (in/out/inout, with the part they touch),
@@ -120,6 +131,9 @@ class Runtime {
   static void pack_buffer(Packed& p, BufferArg b);
   static void pack_scalar(Packed& p, const void* value, std::size_t n);
   std::shared_ptr<detail::BufferState> make_buffer(std::size_t n, std::size_t element_size);
+  std::shared_ptr<detail::BufferState> wrap_memory(void* p, std::size_t n,
+                                                   std::size_t element_size);
+  std::shared_ptr<detail::BufferState> keep(std::shared_ptr<detail::BufferState> state);
   Task submit_packed(Range range, const Kernel& kernel, Packed& p, bool keep);
   RunStats run_packed(Range range, const Kernel& kernel, Packed& p);
   Calibration calibrate_packed(Range range, const Kernel& kernel, Packed& p);

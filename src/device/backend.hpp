@@ -45,6 +45,13 @@ class BackendContext {
   // backend's virtual clock), kept under the backend's name.
   std::shared_ptr<void>& shared(const std::string& backend) { return shared_[backend]; }
 
+  // Host memory for buffers, which a backend may offer (the first offer is
+  // kept: one pinned pool serves every GPU).
+  void offer_host_memory(std::shared_ptr<HostAllocator> a) {
+    if (!host_memory_) host_memory_ = std::move(a);
+  }
+  const std::shared_ptr<HostAllocator>& host_memory() const { return host_memory_; }
+
  private:
   const Options& options_;
   HostFacts host_;
@@ -52,6 +59,7 @@ class BackendContext {
   std::vector<TopoNode> nodes_;
   std::vector<TopoLink> links_;
   std::map<std::string, std::shared_ptr<void>> shared_;
+  std::shared_ptr<HostAllocator> host_memory_;
 };
 
 using DeviceList = std::vector<std::unique_ptr<Device>>;

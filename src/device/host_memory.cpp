@@ -51,4 +51,17 @@ void release_host(DeviceMemory memory) {
   std::free(memory.ptr);
 }
 
+std::shared_ptr<HostAllocator> pageable_host_memory() {
+  class Pageable final : public HostAllocator {
+   public:
+    DeviceMemory allocate(const std::string& who, std::size_t bytes) override {
+      return allocate_host(who, bytes);
+    }
+    void release(DeviceMemory memory) override { release_host(memory); }
+    std::string describe() const override { return "pageable"; }
+  };
+  static const auto instance = std::make_shared<Pageable>();
+  return instance;
+}
+
 }  // namespace baton::detail

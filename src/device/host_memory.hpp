@@ -6,6 +6,9 @@
 #include <cstdint>
 #include <string>
 
+#include <memory>
+
+#include "baton/device.hpp"
 #include "baton/kernel.hpp"
 
 namespace baton::detail {
@@ -15,5 +18,7 @@ DeviceMemory allocate_host(const std::string& who, std::size_t bytes);
 void release_host(DeviceMemory memory);
 // Memory the host can give without swapping: MemAvailable, else free pages.
 std::uint64_t host_available_bytes();
+// The default host memory of buffers: allocate_host() and release_host().
+std::shared_ptr<HostAllocator> pageable_host_memory();
 
 }  // namespace baton::detail

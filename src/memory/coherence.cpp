@@ -7,11 +7,31 @@
 
 namespace baton::detail {
 
-BufferState::BufferState(std::size_t bytes, const void* owner, HostAccessGuard* guard)
-    : bytes_(bytes), owner_(owner), guard_(guard) {
+BufferState::BufferState(std::size_t bytes, const void* owner, HostAccessGuard* guard,
+                         std::shared_ptr<HostAllocator> host_memory)
+    : bytes_(bytes),
+      owner_(owner),
+      guard_(guard),
+      host_memory_(host_memory ? std::move(host_memory) : pageable_host_memory()) {
   replicas_.resize(1);
-  replicas_[0].memory = allocate_host("buffer", bytes);
+  replicas_[0].memory = host_memory_->allocate("buffer", bytes);
+  pinned_ = replicas_[0].memory.pinned;
   host_ = replicas_[0].memory.ptr;
+  replicas_[0].valid.assign(0, bytes, nullptr);
+}
+
+BufferState::BufferState(void* user, std::size_t bytes, const void* owner, HostAccessGuard* guard,
+                         std::shared_ptr<HostAllocator> host_memory)
+    : bytes_(bytes),
+      owner_(owner),
+      guard_(guard),
+      host_memory_(host_memory ? std::move(host_memory) : pageable_host_memory()),
+      user_memory_(true) {
+  replicas_.resize(1);
+  pinned_ = bytes > 0 && host_memory_->register_memory(user, bytes);
+  replicas_[0].memory = DeviceMemory{user, 0, bytes};
+  replicas_[0].memory.pinned = pinned_;
+  host_ = user;
   replicas_[0].valid.assign(0, bytes, nullptr);
 }
 
@@ -28,7 +48,10 @@ BufferState::~BufferState() {
     });
   for (std::size_t n = 1; n < replicas_.size(); ++n)
     if (replicas_[n].device) replicas_[n].device->release(replicas_[n].memory);
-  release_host(replicas_[0].memory);
+  if (!user_memory_)
+    host_memory_->release(replicas_[0].memory);
+  else if (pinned_)
+    host_memory_->unregister_memory(host_);
 }
 
 BufferState::Replica& BufferState::at(MemoryNode node) {

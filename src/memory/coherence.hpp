@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -34,13 +35,21 @@ class HostAccessGuard {
 class BufferState {
  public:
   // `owner`: the runtime whose devices may hold replicas (memory node numbers
-  // are that runtime's own); `guard`: told before host access (may be null).
-  BufferState(std::size_t bytes, const void* owner, HostAccessGuard* guard = nullptr);
+  // are that runtime's own); `guard`: told before host access (may be null);
+  // `host_memory`: where the host copy is allocated (null: pageable).
+  BufferState(std::size_t bytes, const void* owner, HostAccessGuard* guard = nullptr,
+              std::shared_ptr<HostAllocator> host_memory = nullptr);
+  // Over the caller's memory, which must outlive the buffer: its host copy,
+  // registered with `host_memory` (pinned in place) where that can be done.
+  BufferState(void* user, std::size_t bytes, const void* owner, HostAccessGuard* guard,
+              std::shared_ptr<HostAllocator> host_memory);
   ~BufferState();
   BufferState(const BufferState&) = delete;
   BufferState& operator=(const BufferState&) = delete;
 
   std::size_t bytes() const { return bytes_; }
+  // The host copy is memory the copy engines reach directly (pinned).
+  bool host_pinned() const { return pinned_; }
   const void* owner() const { return owner_; }
   void* host() { return host_; }
 
@@ -102,6 +111,9 @@ class BufferState {
   std::size_t bytes_;
   const void* owner_;
   HostAccessGuard* guard_;
+  std::shared_ptr<HostAllocator> host_memory_;
+  bool user_memory_ = false;  // the caller's: not ours to free
+  bool pinned_ = false;
   void* host_;
   std::vector<Replica> replicas_;  // index = memory node
   IntervalMap lost_;               // bytes whose only copy died with a device

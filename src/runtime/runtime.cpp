@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "baton/error.hpp"
+#include "device/host_memory.hpp"
 #include "memory/coherence.hpp"
 #include "sched/policy.hpp"
 #include "submit/engine.hpp"
@@ -22,6 +23,7 @@ Runtime::Runtime(Options options) : Runtime(open_devices(options.devices, option
 Runtime::Runtime(DeviceSet devices, Options options)
     : options_(std::move(options)), set_(std::move(devices)) {
   if (set_.devices.empty()) raise(Errc::invalid_argument, "runtime", "no devices");
+  if (!set_.host_memory) set_.host_memory = detail::pageable_host_memory();
   if (!options_.topology_file.empty()) {
     Topology file = Topology::load(options_.topology_file);
     for (const auto& n : file.nodes()) set_.topology.add_node(n);
@@ -50,7 +52,18 @@ std::shared_ptr<detail::BufferState> Runtime::make_buffer(std::size_t n, std::si
     raise(Errc::invalid_argument, "buffer",
           std::to_string(n) + " elements of " + std::to_string(element_size) +
               " bytes overflow the address space");
-  auto state = std::make_shared<detail::BufferState>(n * element_size, this, engine_.get());
+  return keep(std::make_shared<detail::BufferState>(n * element_size, this, engine_.get(),
+                                                    set_.host_memory));
+}
+
+std::shared_ptr<detail::BufferState> Runtime::wrap_memory(void* p, std::size_t n,
+                                                          std::size_t element_size) {
+  if (!p && n > 0) raise(Errc::invalid_argument, "buffer", "wrapped memory is null");
+  return keep(std::make_shared<detail::BufferState>(p, n * element_size, this, engine_.get(),
+                                                    set_.host_memory));
+}
+
+std::shared_ptr<detail::BufferState> Runtime::keep(std::shared_ptr<detail::BufferState> state) {
   if (buffers_.size() >= 64 && buffers_.size() == buffers_.capacity())
     std::erase_if(buffers_, [](const auto& w) { return w.expired(); });
   buffers_.push_back(state);

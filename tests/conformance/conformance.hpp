@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <random>
+#include <span>
 #include <string>
 #include <thread>
 
@@ -82,6 +83,33 @@ TEST_P(Conformance, TasksRunInGraphOrder) {
     for (std::size_t i = 0; i < n; i += 97)
       ASSERT_FLOAT_EQ(result[i], fma_steps(float(i % 7) * 0.25f, 0.5f, 1.0f, steps))
           << policy << " item " << i;
+  }
+}
+
+// The caller's own memory as a buffer, large enough to be pinned in place
+// where a GPU is: tasks spread over the devices read and write it, and
+// read() leaves the results in the caller's vector. Buffers the runtime
+// allocates are pinned where a GPU backend is open.
+TEST_P(Conformance, TheCallersMemoryIsWorkedInPlace) {
+  CONFORMANCE_OPEN(rt);
+  if (GetParam().rfind("cuda", 0) == 0) {
+    EXPECT_EQ(rt->host_memory().rfind("pinned", 0), 0u) << rt->host_memory();
+  }
+  const std::size_t n = std::size_t(1) << 18;  // 1 MiB of floats
+  std::vector<float> mine(n), theirs(n, 0.0f);
+  for (std::size_t i = 0; i < n; ++i) mine[i] = float(i % 13);
+  {
+    auto x = rt->wrap(std::span<float>(mine));
+    auto y = rt->wrap(std::span<float>(theirs));
+    Kernel fma = workloads::fma_kernel(3);
+    rt->parallel_for({n}, fma, in(x), out(y), 2.0f, 1.0f, 3);   // y = 8x + 7
+    rt->parallel_for({n}, fma, in(y), out(x), 1.0f, -7.0f, 1);  // x = y - 7 = 8x
+    y.read();
+    x.read();
+  }
+  for (std::size_t i = 0; i < n; i += 101) {
+    ASSERT_FLOAT_EQ(theirs[i], 8.0f * float(i % 13) + 7.0f) << i;
+    ASSERT_FLOAT_EQ(mine[i], 8.0f * float(i % 13)) << i;
   }
 }
 

@@ -99,6 +99,7 @@ void run_balance(const BalanceArgs& args) {
                             {"used_items_per_s", cal.used[d]},
                             {"left_out", bool(cal.left_out[d])}});
   j["oracle_items_per_s"] = cal.oracle_rate();
+  j["host_memory"] = rt.host_memory();
   j["sharing"] = nlohmann::json::array();
   for (const auto& g : cal.groups) {
     nlohmann::json names = nlohmann::json::array();
@@ -199,6 +200,7 @@ void run_balance(const BalanceArgs& args) {
   std::printf(
       "  oracle: %s items/s, the sum of the rates above%s\n", si(cal.oracle_rate()).c_str(),
       cal.groups.empty() ? "" : " (devices that share a resource as they ran side by side)");
+  std::printf("  host memory of buffers: %s\n", rt.host_memory().c_str());
   for (const auto& n : rt.notes()) std::printf("  note: %s\n", n.c_str());
   std::fputs(t.str().c_str(), stdout);
   for (const auto& r : results) {

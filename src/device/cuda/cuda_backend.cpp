@@ -9,6 +9,7 @@
 #include "device/backend.hpp"
 #include "device/cuda/cuda_device.hpp"
 #include "device/cuda/green_partition.hpp"
+#include "device/cuda/pinned_host.hpp"
 
 namespace baton::detail {
 namespace {
@@ -40,6 +41,14 @@ DeviceInfo base_info(const Gpu& gpu) {
   info.description = p.model + ", sm_" + std::to_string(p.cc_major * 10 + p.cc_minor) + ", " +
                      gib(p.memory_bytes) + ", " + std::to_string(p.clock_khz / 1000) + " MHz";
   return info;
+}
+
+// Buffers' host memory becomes pinned once a GPU is open.
+void offer_pinned_memory(const std::shared_ptr<Gpu>& gpu, BackendContext& ctx) {
+  const double gb = ctx.options().pinned_limit_gb;
+  const std::uint64_t limit =
+      gb > 0 ? std::uint64_t(gb * double(1ull << 30)) : ctx.host().memory_bytes / 2;
+  ctx.offer_host_memory(std::make_shared<PinnedHostMemory>(gpu, limit));
 }
 
 void add_topology(const Gpu& gpu, BackendContext& ctx) {
@@ -95,6 +104,7 @@ DeviceList create(const std::string& args, BackendContext& ctx) {
     for (int i = 0; i < count; ++i) {
       auto gpu = Gpu::open(i, ctx.new_memory_node());
       add_topology(*gpu, ctx);
+      offer_pinned_memory(gpu, ctx);
       for (auto& dev : whole_gpu(gpu, zero_copy)) all.push_back(std::move(dev));
     }
     return all;
@@ -108,6 +118,7 @@ DeviceList create(const std::string& args, BackendContext& ctx) {
   DeviceList list =
       sizes.empty() ? whole_gpu(gpu, zero_copy) : partitions(gpu, sizes, where, zero_copy);
   add_topology(*gpu, ctx);
+  offer_pinned_memory(gpu, ctx);
   return list;
 }
 

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# One call on the GPU host for issue 9: build, the test suite, then
+# `baton bench sweep` over several splits of the H200 into SM partitions and
+# over the whole GPU (compute per item 1 to 2^18 fma steps, 4 to 64 bytes
+# moved per item, runs of 5 to 200 ms), and bench balance on a transfer-bound
+# shape. Tables and JSON land in $OUT.
+#   source scripts/device-env.sh; bash bench/sweep/run_gpu.sh
+# SPLITS="cuda:0/80+40" picks the splits (all four take about 6 minutes);
+# TESTS=0 leaves the test suite out (for a second call).
+set -uo pipefail
+out=${OUT:-/tmp/baton-sweep}
+mkdir -p "$out"
+export NCCL_NVLS_ENABLE=0 BATON_PERF_MODEL_FILE=
+{ date -u; nvidia-smi; nproc; } >"$out/env.log" 2>&1
+{ cmake -S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build/gpu; } \
+  >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+echo "build ok"
+if [ "${TESTS:-1}" = 1 ]; then
+(cd build/gpu && ctest -j 4 --output-on-failure --timeout 240) >"$out/tests.log" 2>&1
+grep -E "tests passed|\*\*\*" "$out/tests.log" | tail -20
+grep -A1 ": Skipped$" build/gpu/Testing/Temporary/LastTest.log | grep -vE "^--$|: Skipped$" | sort | uniq -c
+fi
+
+b=build/gpu/baton
+for split in ${SPLITS:-cuda:0/64+32+16+8 cuda:0/48+40+24+8 cuda:0/80+40 cuda:0}; do
+  tag=${split//[:\/+]/_}
+  timeout 150 $b bench sweep -d "$split" -p static,weighted,ws,ws-topo -i 1,64,4096,262144 \
+    -b 4,8,64 --ms 5,20,200 -r 3 --json-out "$out/sweep_$tag.json" 2>&1 | tee "$out/sweep_$tag.log"
+done
+timeout 120 $b bench balance -d cuda:0 -i 1 -b 8 -n 268435456 -p static,ws -r 3 2>&1 |
+  tee "$out/balance_transfer_bound.log"
