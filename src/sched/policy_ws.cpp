@@ -3,12 +3,13 @@
 // guided-size piece of its front and pushes the rest back as halving pieces,
 // largest first, so the top of its deque always holds about half of what it
 // has left: a thief that steals the top takes half of the victim's remainder
-// in one CAS. A thief steals only what it would finish before its victim
-// would. ws picks victims at random, starting from the last one that had
-// work (Taskflow's "sticky" victim); ws-topo tries the nearest devices first
-// (NVLink before PCIe) and counts moving the data in what the steal costs. Whole tasks go to the
-// device that holds their data, else to whichever device is free first; idle devices steal queued
-// tasks, ws-topo from the nearest first.
+// in one CAS. At the tail, a thief steals only what it would finish before
+// its victim would. ws picks victims at random, starting from the last one
+// that had work (Taskflow's "sticky" victim); ws-topo tries the nearest
+// devices first (NVLink before PCIe) and counts moving the data in what the
+// steal costs. Whole tasks go to the device that holds their data, else to
+// whichever device is free first; idle devices steal queued tasks, ws-topo
+// from the nearest first.
 #include <algorithm>
 #include <numeric>
 
