@@ -5,8 +5,9 @@
 # moved per item, runs of 5 to 200 ms), and bench balance on a transfer-bound
 # shape. Tables and JSON land in $OUT.
 #   source scripts/device-env.sh; bash bench/sweep/run_gpu.sh
-# SPLITS="cuda:0/80+40" picks the splits (all four take about 6 minutes);
-# TESTS=0 leaves the test suite out (for a second call).
+# SPLITS="cuda:0/80+40" picks the splits (each takes 2-3 minutes, so the four
+# need two calls of the device tool); TESTS=0 leaves the test suite out (for
+# the second call).
 set -uo pipefail
 out=${OUT:-/tmp/baton-sweep}
 mkdir -p "$out"

@@ -28,6 +28,7 @@ struct SweepArgs {
   std::string bytes = "4,8,64";
   std::string ms = "20";
   int repeat = 3;
+  double max_gib = 2;
   bool json = false;
   std::string json_out;
 };
@@ -53,10 +54,13 @@ std::vector<T> numbers(const std::string& list, const char* option) {
 }
 
 // Items for a run of about `ms` under weighted: grown from a small probe, up
-// to what half the free host memory holds with a replica on every device.
-std::uint64_t items_for(Runtime& rt, Shape shape, double ms) {
-  const std::uint64_t most = detail::host_available_bytes() / 2 / (rt.devices().size() + 1) /
-                             std::uint64_t(std::max(8, shape.bytes));
+// to `max_bytes` of buffers and what half the free host memory holds with a
+// replica on every device.
+std::uint64_t items_for(Runtime& rt, Shape shape, double ms, std::uint64_t max_bytes) {
+  const std::uint64_t per_item = std::uint64_t(std::max(8, shape.bytes));
+  const std::uint64_t most =
+      std::min(max_bytes / per_item,
+               detail::host_available_bytes() / 2 / (rt.devices().size() + 1) / per_item);
   shape.items = 1 << 10;
   for (int round = 0; round < 6; ++round) {
     BalanceCase probe(rt, shape);
@@ -90,6 +94,7 @@ RunStats median_run(BalanceCase& work, const std::string& policy, int repeat) {
 
 void run_sweep(const SweepArgs& args) {
   if (args.repeat < 1) raise(Errc::invalid_argument, "--repeat", "must be at least 1");
+  if (!(args.max_gib > 0)) raise(Errc::invalid_argument, "--max-gib", "must be above 0");
   std::vector<std::string> policies;
   {
     std::stringstream ss(args.policies);
@@ -116,7 +121,8 @@ void run_sweep(const SweepArgs& args) {
         progress("[" + std::to_string(rows.size() + 1) + "/" + std::to_string(cases) + "] " +
                  std::to_string(it) + " fma steps, " + std::to_string(b) + " bytes, ~" +
                  std::to_string(int(target)) + " ms");
-        row.shape.items = items_for(rt, row.shape, target);
+        row.shape.items =
+            items_for(rt, row.shape, target, std::uint64_t(args.max_gib * double(1ull << 30)));
         BalanceCase work(rt, row.shape);
         row.cal = work.calibrate();
         for (const auto& p : policies) row.runs.push_back(median_run(work, p, args.repeat));
@@ -218,6 +224,9 @@ void add_sweep_command(CLI::App& bench) {
                   "lengths of run to size each case for (ms, under weighted), comma-separated")
       ->capture_default_str();
   cmd->add_option("-r,--repeat", args->repeat, "runs per policy and case; the median is reported")
+      ->capture_default_str();
+  cmd->add_option("--max-gib", args->max_gib,
+                  "largest buffers of a case, GiB (a fast case then runs shorter than --ms)")
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "print the results as JSON instead of a table");
   cmd->add_option("--json-out", args->json_out, "also write the results as JSON to this file");
