@@ -47,29 +47,37 @@ void PinnedHostMemory::release(DeviceMemory memory) {
 }
 
 bool PinnedHostMemory::register_memory(void* p, std::size_t bytes) {
-  if (bytes < kSmallest || !reserve(bytes)) return false;
+  // Whole pages: the pages around a range are pinned with it. A page that
+  // another registration holds makes the driver refuse: the memory then
+  // stays pageable, which works, through staging.
+  const std::uintptr_t page = 4096;
+  const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(p) / page * page;
+  const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes + page - 1) / page * page;
+  const std::size_t span = end - begin;
+  if (bytes < kSmallest || !reserve(span)) return false;
   ContextGuard guard(gpu_->primary());
-  if (driver().cuMemHostRegister(p, bytes, CU_MEMHOSTREGISTER_PORTABLE) != CUDA_SUCCESS) {
-    unreserve(bytes);
+  void* base = reinterpret_cast<void*>(begin);
+  if (driver().cuMemHostRegister(base, span, CU_MEMHOSTREGISTER_PORTABLE) != CUDA_SUCCESS) {
+    unreserve(span);
     return false;
   }
   std::lock_guard lock(mu_);
-  registered_[p] = bytes;
+  registered_[p] = {base, span};
   return true;
 }
 
 void PinnedHostMemory::unregister_memory(void* p) {
-  std::size_t bytes = 0;
+  Registration r;
   {
     std::lock_guard lock(mu_);
     auto it = registered_.find(p);
     if (it == registered_.end()) return;
-    bytes = it->second;
+    r = it->second;
     registered_.erase(it);
   }
   ContextGuard guard(gpu_->primary());
-  driver().cuMemHostUnregister(p);
-  unreserve(bytes);
+  driver().cuMemHostUnregister(r.base);
+  unreserve(r.bytes);
 }
 
 std::string PinnedHostMemory::describe() const {

@@ -36,7 +36,11 @@ class PinnedHostMemory final : public HostAllocator {
   const std::uint64_t limit_;
   std::mutex mu_;
   std::uint64_t in_use_ = 0;
-  std::unordered_map<void*, std::size_t> registered_;
+  struct Registration {
+    void* base = nullptr;  // the first page
+    std::size_t bytes = 0;
+  };
+  std::unordered_map<void*, Registration> registered_;  // by the caller's pointer
 };
 
 }  // namespace baton::cuda
