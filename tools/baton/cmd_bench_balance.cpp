@@ -1,13 +1,11 @@
-// baton bench balance: the main job. Runs one compute-bound kernel over every
-// device under each policy and prints, side by side, makespan, throughput,
-// efficiency against the oracle (sum of each device's standalone throughput),
-// speed-up over static, and each device's share and steals.
+// baton bench balance: the main job. Runs one kernel (fma steps and bytes
+// moved per item as asked) over every device under each policy and prints,
+// side by side, makespan, throughput, efficiency against the oracle (what
+// the devices do together, as calibrated), speed-up over static, and each
+// device's share and steals.
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <random>
-#include <sstream>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
@@ -34,14 +32,6 @@ struct BalanceArgs {
   bool json = false;
   std::string json_out;
 };
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string tok; std::getline(ss, tok, sep);)
-    if (!tok.empty()) out.push_back(tok);
-  return out;
-}
 
 // "DEV:FACTOR": device DEV runs FACTOR times slower from half of the oracle time on.
 std::pair<std::size_t, double> parse_slowdown(const std::string& s, std::size_t devices) {

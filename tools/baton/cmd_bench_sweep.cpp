@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -36,8 +35,7 @@ struct SweepArgs {
 template <class T>
 std::vector<T> numbers(const std::string& list, const char* option) {
   std::vector<T> out;
-  std::stringstream ss(list);
-  for (std::string tok; std::getline(ss, tok, ',');) {
+  for (const std::string& tok : split(list, ',')) {
     std::size_t used = 0;
     double v = 0;
     try {
@@ -95,12 +93,8 @@ RunStats median_run(BalanceCase& work, const std::string& policy, int repeat) {
 void run_sweep(const SweepArgs& args) {
   if (args.repeat < 1) raise(Errc::invalid_argument, "--repeat", "must be at least 1");
   if (!(args.max_gib > 0)) raise(Errc::invalid_argument, "--max-gib", "must be above 0");
-  std::vector<std::string> policies;
-  {
-    std::stringstream ss(args.policies);
-    for (std::string p; std::getline(ss, p, ',');)
-      if (!p.empty()) policies.push_back(detail::find_policy(p).name);
-  }
+  std::vector<std::string> policies = split(args.policies, ',');
+  for (const auto& p : policies) detail::find_policy(p);  // fail early on a bad name
   const auto iters = numbers<int>(args.iters, "--iters");
   const auto bytes = numbers<int>(args.bytes, "--bytes");
   const auto ms = numbers<double>(args.ms, "--ms");

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <sstream>
 
 namespace baton::cli {
 
@@ -43,6 +44,14 @@ std::string bytes(std::uint64_t b) {
   int u = 0;
   while (v >= 1024 && u < 4) v /= 1024, ++u;
   return fixed(v, u ? 1 : 0) + " " + unit[u];
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string tok; std::getline(ss, tok, sep);)
+    if (!tok.empty()) out.push_back(tok);
+  return out;
 }
 
 std::string si(double v) {

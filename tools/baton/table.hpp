@@ -1,4 +1,4 @@
-// Plain-text tables and number formatting for the CLI.
+// Plain-text tables, number formatting and option lists for the CLI.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +21,9 @@ std::string fixed(double v, int decimals);
 std::string bytes(std::uint64_t b);  // "1.5 GiB"
 std::string si(double v);            // "1.25 G"
 std::string seconds(double s);       // "12.3 ms"
+
+// The non-empty items of a `sep`-separated list ("static,ws").
+std::vector<std::string> split(const std::string& s, char sep);
 
 // A progress line on stderr, rewritten in place, only when stderr is a terminal.
 void progress(const std::string& line);
