@@ -4,14 +4,7 @@
 # the whole GPU. Logs and JSON land in $OUT.
 #   source scripts/device-env.sh; bash bench/balance/run_gpu.sh
 set -uo pipefail
-out=${OUT:-/tmp/baton-gpu}
-mkdir -p "$out"
-export NCCL_NVLS_ENABLE=0
-{ cmake -S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build/gpu; } >"$out/build.log" 2>&1 ||
-  { tail -40 "$out/build.log"; exit 1; }
-echo "build ok"
-(cd build/gpu && ctest -j 8 --output-on-failure --timeout 240) >"$out/tests.log" 2>&1
-grep -E "tests passed|Failed|Skipped|\*\*\*" "$out/tests.log" | tail -40
+source bench/gpu_build.sh
 b=build/gpu/baton
 {
   $b devices

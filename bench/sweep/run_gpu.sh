@@ -9,18 +9,7 @@
 # need two calls of the device tool); TESTS=0 leaves the test suite out (for
 # the second call).
 set -uo pipefail
-out=${OUT:-/tmp/baton-sweep}
-mkdir -p "$out"
-export NCCL_NVLS_ENABLE=0 BATON_PERF_MODEL_FILE=
-{ date -u; nvidia-smi; nproc; } >"$out/env.log" 2>&1
-{ cmake -S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build/gpu; } \
-  >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
-echo "build ok"
-if [ "${TESTS:-1}" = 1 ]; then
-(cd build/gpu && ctest -j 4 --output-on-failure --timeout 240) >"$out/tests.log" 2>&1
-grep -E "tests passed|\*\*\*" "$out/tests.log" | tail -20
-grep -A1 ": Skipped$" build/gpu/Testing/Temporary/LastTest.log | grep -vE "^--$|: Skipped$" | sort | uniq -c
-fi
+source bench/gpu_build.sh
 
 b=build/gpu/baton
 for split in ${SPLITS:-cuda:0/64+32+16+8 cuda:0/48+40+24+8 cuda:0/80+40 cuda:0}; do

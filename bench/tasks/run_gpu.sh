@@ -8,17 +8,7 @@
 # partitions. Logs and JSON land in $OUT.
 #   source scripts/device-env.sh; bash bench/tasks/run_gpu.sh
 set -uo pipefail
-out=${OUT:-/tmp/baton-gpu}
-mkdir -p "$out"
-export NCCL_NVLS_ENABLE=0 BATON_PERF_MODEL_FILE=
-{ date -u; nvidia-smi; nproc; } >"$out/env.log" 2>&1
-{ cmake -S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build/gpu; } \
-  >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
-echo "build ok"
-(cd build/gpu && ctest -j 4 --output-on-failure --timeout 240) >"$out/tests.log" 2>&1
-grep -E "tests passed|Failed|\*\*\*|Passed" "$out/tests.log" | tail -60
-# Why a test skipped (ctest shows only "Skipped"; one skipped case marks a whole executable).
-grep -A1 ": Skipped$" build/gpu/Testing/Temporary/LastTest.log | grep -vE "^--$|: Skipped$" | sort | uniq -c | head -20
+source bench/gpu_build.sh
 build/gpu/tests/test_conformance_cuda 2>&1 | tee "$out/conformance_cuda.log" | grep -E "OK|FAILED|SKIPPED|PASSED"
 
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)

@@ -5,7 +5,6 @@
 // device's share and steals.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +14,7 @@
 #include "baton/runtime.hpp"
 #include "baton/sim.hpp"
 #include "commands.hpp"
+#include "json_output.hpp"
 #include "sched/policy.hpp"
 #include "table.hpp"
 #include "workloads/balance_kernels.hpp"
@@ -163,15 +163,7 @@ void run_balance(const BalanceArgs& args) {
                          {"reruns", r.reruns},
                          {"devices", per}});
   }
-  if (!args.json_out.empty()) {
-    std::ofstream f(args.json_out);
-    if (!f) raise(Errc::invalid_argument, "--json-out", "cannot write " + args.json_out);
-    f << j.dump(2) << "\n";
-  }
-  if (args.json) {
-    std::printf("%s\n", j.dump(2).c_str());
-    return;
-  }
+  if (emit_json(j, args.json, args.json_out)) return;
   std::printf(
       "bench balance: %llu items x %d fma steps, %d bytes moved per item, on %zu device(s)%s%s\n",
       static_cast<unsigned long long>(args.shape.items), args.shape.iters, args.shape.bytes,

@@ -4,7 +4,6 @@
 // static and weighted.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +12,7 @@
 #include "baton/runtime.hpp"
 #include "commands.hpp"
 #include "device/host_memory.hpp"
+#include "json_output.hpp"
 #include "sched/policy.hpp"
 #include "table.hpp"
 
@@ -175,15 +175,7 @@ void run_sweep(const SweepArgs& args) {
   }
   j["ws_losses"] = losses;
   j["ws_below_95_percent_on_20ms_runs"] = short_of_oracle;
-  if (!args.json_out.empty()) {
-    std::ofstream f(args.json_out);
-    if (!f) raise(Errc::invalid_argument, "--json-out", "cannot write " + args.json_out);
-    f << j.dump(2) << "\n";
-  }
-  if (args.json) {
-    std::printf("%s\n", j.dump(2).c_str());
-    return;
-  }
+  if (emit_json(j, args.json, args.json_out)) return;
   std::string names;
   for (const auto& d : rt.devices()) names += (names.empty() ? "" : ", ") + d->name();
   std::printf("bench sweep on %s: %% of the oracle per policy (medians of %d), results checked\n",
