@@ -102,7 +102,8 @@ Calibration Runtime::calibrate_packed(Range range, const Kernel& kernel, Packed&
       }
       return seen;
     };
-    for (int d : g.devices) rates[d] = std::max(side_by_side()[d], 1e-9);
+    const std::vector<double> first = side_by_side();
+    for (int d : g.devices) rates[d] = std::max(first[d], 1e-9);
     std::array<std::vector<double>, 3> seen;
     for (auto& s : seen) s = side_by_side();
     auto sum = [&](const std::vector<double>& r) {
