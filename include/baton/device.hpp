@@ -117,8 +117,8 @@ class HostAllocator {
     return false;
   }
   virtual void unregister_memory(void* p) { (void)p; }
-  virtual std::string describe()
-      const = 0;  // "pinned (cuMemHostAlloc) up to 64 GiB, then pageable"
+  // What it hands out: "pageable", "pinned (cuMemHostAlloc) up to 64 GiB, then pageable".
+  virtual std::string describe() const = 0;
 };
 
 class Device {

@@ -25,8 +25,8 @@ struct DeviceSet {
   // Per device, the host CPUs its worker thread should run on: those of the
   // NUMA node the device hangs off. Empty: anywhere.
   std::vector<std::vector<unsigned>> affinity;
-  // Buffers' host memory: what a backend offered (pinned where a GPU is),
-  // else pageable.
+  // Buffers' host memory: what a backend offered (pinned where a GPU is);
+  // null: pageable, which the Runtime then takes.
   std::shared_ptr<HostAllocator> host_memory;
 };
 

@@ -4,9 +4,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
-
 #include <memory>
+#include <string>
 
 #include "baton/device.hpp"
 #include "baton/kernel.hpp"

@@ -15,7 +15,6 @@ BufferState::BufferState(std::size_t bytes, const void* owner, HostAccessGuard* 
       host_memory_(host_memory ? std::move(host_memory) : pageable_host_memory()) {
   replicas_.resize(1);
   replicas_[0].memory = host_memory_->allocate("buffer", bytes);
-  pinned_ = replicas_[0].memory.pinned;
   host_ = replicas_[0].memory.ptr;
   replicas_[0].valid.assign(0, bytes, nullptr);
 }
@@ -28,9 +27,8 @@ BufferState::BufferState(void* user, std::size_t bytes, const void* owner, HostA
       host_memory_(host_memory ? std::move(host_memory) : pageable_host_memory()),
       user_memory_(true) {
   replicas_.resize(1);
-  pinned_ = bytes > 0 && host_memory_->register_memory(user, bytes);
   replicas_[0].memory = DeviceMemory{user, 0, bytes};
-  replicas_[0].memory.pinned = pinned_;
+  replicas_[0].memory.pinned = bytes > 0 && host_memory_->register_memory(user, bytes);
   host_ = user;
   replicas_[0].valid.assign(0, bytes, nullptr);
 }
@@ -50,7 +48,7 @@ BufferState::~BufferState() {
     if (replicas_[n].device) replicas_[n].device->release(replicas_[n].memory);
   if (!user_memory_)
     host_memory_->release(replicas_[0].memory);
-  else if (pinned_)
+  else if (replicas_[0].memory.pinned)
     host_memory_->unregister_memory(host_);
 }
 

@@ -48,8 +48,6 @@ class BufferState {
   BufferState& operator=(const BufferState&) = delete;
 
   std::size_t bytes() const { return bytes_; }
-  // The host copy is memory the copy engines reach directly (pinned).
-  bool host_pinned() const { return pinned_; }
   const void* owner() const { return owner_; }
   void* host() { return host_; }
 
@@ -113,7 +111,6 @@ class BufferState {
   HostAccessGuard* guard_;
   std::shared_ptr<HostAllocator> host_memory_;
   bool user_memory_ = false;  // the caller's: not ours to free
-  bool pinned_ = false;
   void* host_;
   std::vector<Replica> replicas_;  // index = memory node
   IntervalMap lost_;               // bytes whose only copy died with a device

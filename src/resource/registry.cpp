@@ -6,7 +6,6 @@
 #include "baton/devices.hpp"
 #include "baton/error.hpp"
 #include "device/backend.hpp"
-#include "device/host_memory.hpp"
 #include "resource/nvml.hpp"
 #include "topology/discover.hpp"
 
@@ -125,7 +124,7 @@ DeviceSet open_devices(const std::string& spec, const Options& options) {
   for (const auto& n : ctx.nodes()) set.topology.add_node(n);
   for (const auto& l : ctx.links()) set.topology.add_link(l);
   add_nvlinks(set);
-  set.host_memory = ctx.host_memory() ? ctx.host_memory() : detail::pageable_host_memory();
+  set.host_memory = ctx.host_memory();  // null: the Runtime takes pageable memory
   for (const auto& d : set.devices)
     set.affinity.push_back(detail::cpus_near_pci(d->info().pci_bus_id));
   return set;

@@ -29,6 +29,7 @@ class BalanceCase {
   BalanceCase(Runtime& rt, const Shape& shape);
 
   const Shape& shape() const { return shape_; }
+  const Kernel& kernel() const { return kernel_; }
   // Each device alone, and side by side where devices share a resource.
   Calibration calibrate();
   // One run under `policy`; throws Error(internal) on a wrong or missing result.

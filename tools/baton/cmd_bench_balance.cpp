@@ -17,7 +17,6 @@
 #include "json_output.hpp"
 #include "sched/policy.hpp"
 #include "table.hpp"
-#include "workloads/balance_kernels.hpp"
 
 namespace baton::cli {
 
@@ -76,9 +75,7 @@ void run_balance(const BalanceArgs& args) {
   }
   std::vector<const Device*> all;
   for (const auto& d : devs) all.push_back(d.get());
-  const double work_units =
-      workloads::fma_rows_kernel(args.shape.iters, width_of(args.shape.bytes), false)
-          .cost_of({0, args.shape.items});
+  const double work_units = work.kernel().cost_of({0, args.shape.items});
 
   nlohmann::json j;
   j["devices"] = nlohmann::json::array();
