@@ -30,9 +30,9 @@ TEST(CpuDevice, CopiesRoundTrip) {
   std::vector<int> src(16), dst(16, 0);
   for (int i = 0; i < 16; ++i) src[i] = i * 7;
   Queue& q = d.queue(QueueRole::copy_in);
-  q.write(a, 0, src.data(), 64);
+  q.write(a, 0, src.data(), 64, HostKind::pageable);
   q.copy(b, 8, a, 0, 56);
-  q.read(dst.data(), b, 0, 64);
+  q.read(dst.data(), b, 0, 64, HostKind::pageable);
   q.finish();
   for (int i = 2; i < 16; ++i) EXPECT_EQ(dst[i], src[i - 2]);
   d.release(a);

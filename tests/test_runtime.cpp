@@ -141,11 +141,11 @@ class FailingCpu final : public Device {
  private:
   struct Q final : Queue {
     explicit Q(FailingCpu& d) : d(d) {}
-    void write(DeviceMemory m, std::size_t o, const void* h, std::size_t b) override {
-      in().write(m, o, h, b);
+    void write(DeviceMemory m, std::size_t o, const void* h, std::size_t b, HostKind k) override {
+      in().write(m, o, h, b, k);
     }
-    void read(void* h, DeviceMemory m, std::size_t o, std::size_t b) override {
-      in().read(h, m, o, b);
+    void read(void* h, DeviceMemory m, std::size_t o, std::size_t b, HostKind k) override {
+      in().read(h, m, o, b, k);
     }
     void copy(DeviceMemory a, std::size_t ao, DeviceMemory b, std::size_t bo,
               std::size_t n) override {

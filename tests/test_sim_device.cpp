@@ -43,7 +43,7 @@ TEST(SimDevice, TransfersCostLinkTimeAndLaunchesCostWork) {
   SimDevice& d = sim_dev(set, 0);
   DeviceMemory m = d.allocate(55'000'000);
   std::vector<char> host(55'000'000, 3);
-  d.queue(QueueRole::copy_in).write(m, 0, host.data(), host.size());
+  d.queue(QueueRole::copy_in).write(m, 0, host.data(), host.size(), HostKind::pageable);
   EXPECT_NEAR(d.queue_time(), 5e-6 + 1e-3, 1e-12);  // default link: 55 GB/s, 5 us
   double before = d.queue_time();
   d.queue(QueueRole::compute).launch(cost_kernel(1e6), {0, 3}, KernelArgs({}));

@@ -39,20 +39,20 @@ int main(int argc, char** argv) {
     rows.push_back({name, "GB/s", gbps(bytes, t.first), gbps(bytes, t.second), true, target});
   };
   add("H2D pinned 256 MiB", S,
-      side_by_side([&] { in.write(a, 0, pinned, S), in.finish(); },
+      side_by_side([&] { in.write(a, 0, pinned, S, HostKind::pinned), in.finish(); },
                    [&] { d.cuMemcpyHtoDAsync(pa, pinned, S, raw), sync(); }, reps),
       0.95);
   add("D2H pinned 256 MiB", S,
-      side_by_side([&] { out.read(pinned, a, 0, S), out.finish(); },
+      side_by_side([&] { out.read(pinned, a, 0, S, HostKind::pinned), out.finish(); },
                    [&] { d.cuMemcpyDtoHAsync(pinned, pa, S, raw), sync(); }, reps),
       0.95);
   add("H2D pageable 256 MiB (staged)", S,
-      side_by_side([&] { in.write(a, 0, pageable.data(), S), in.finish(); },
+      side_by_side([&] { in.write(a, 0, pageable.data(), S, HostKind::pageable), in.finish(); },
                    [&] { cuda::check(d.cuMemcpyHtoD(pa, pageable.data(), S), "cuMemcpyHtoD", ""); },
                    reps),
       3.0);
   add("D2H pageable 256 MiB (staged)", S,
-      side_by_side([&] { out.read(pageable.data(), a, 0, S), out.finish(); },
+      side_by_side([&] { out.read(pageable.data(), a, 0, S, HostKind::pageable), out.finish(); },
                    [&] { cuda::check(d.cuMemcpyDtoH(pageable.data(), pa, S), "cuMemcpyDtoH", ""); },
                    reps),
       3.0);
@@ -70,9 +70,9 @@ int main(int argc, char** argv) {
 
   // Check that the staged round trip kept every byte.
   std::vector<unsigned char> back(S);
-  in.write(a, 0, pageable.data(), S);
+  in.write(a, 0, pageable.data(), S, HostKind::pageable);
   in.finish();
-  out.read(back.data(), a, 0, S);
+  out.read(back.data(), a, 0, S, HostKind::pageable);
   const bool intact = back == pageable;
   std::printf("staged round trip of 256 MiB: %s\n", intact ? "intact" : "CORRUPTED");
 

@@ -52,8 +52,8 @@ int main(int argc, char** argv) {
   }
   DeviceMemory A = dev.allocate(bytes), B = dev.allocate(bytes), C = dev.allocate(bytes);
   Queue& q = dev.queue(QueueRole::compute);
-  q.write(A, 0, host.data(), bytes);
-  q.write(B, 0, host.data(), bytes);
+  q.write(A, 0, host.data(), bytes, HostKind::pageable);
+  q.write(B, 0, host.data(), bytes, HostKind::pageable);
   q.finish();
 
   Kernel gemm = cuda_gemm_kernel({N, N, N, GemmType::bf16});

@@ -35,8 +35,8 @@ int main(int argc, char** argv) {
   const std::uint64_t n = 1 << 16;
   DeviceMemory x = dev.allocate(n * 4), y = dev.allocate(n * 4);
   std::vector<float> ones(n, 1.0f);
-  q.write(x, 0, ones.data(), n * 4);
-  q.write(y, 0, ones.data(), n * 4);
+  q.write(x, 0, ones.data(), n * 4, HostKind::pageable);
+  q.write(y, 0, ones.data(), n * 4, HostKind::pageable);
   q.finish();
   const float a = 0.5f;
   std::vector<LaunchArg> saxpy_args{scalar_arg(a), buffer_arg(x, 4), buffer_arg(y, 4)};

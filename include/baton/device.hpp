@@ -80,14 +80,22 @@ Clock& host_clock();
 
 enum class QueueRole : std::uint8_t { compute, copy_in, copy_out };
 
+// Host memory at one end of a transfer: pageable, or pinned (allocated or
+// registered by the HostAllocator in use), which a GPU's copy engines reach
+// directly.
+enum class HostKind : std::uint8_t { pageable, pinned };
+
 // An in-order queue of commands on one device.
 class Queue {
  public:
   virtual ~Queue() = default;
-  // Host <-> device transfers; `host` stays valid until the queue passes this point.
-  virtual void write(DeviceMemory dst, std::size_t dst_offset, const void* host,
-                     std::size_t bytes) = 0;
-  virtual void read(void* host, DeviceMemory src, std::size_t src_offset, std::size_t bytes) = 0;
+  // Host <-> device transfers; `host` stays valid until the queue passes this
+  // point. The caller says whether the host memory is pinned: a pointer alone
+  // cannot tell (a registration may cover the first bytes and not the rest).
+  virtual void write(DeviceMemory dst, std::size_t dst_offset, const void* host, std::size_t bytes,
+                     HostKind kind) = 0;
+  virtual void read(void* host, DeviceMemory src, std::size_t src_offset, std::size_t bytes,
+                    HostKind kind) = 0;
   // Copy within this device's memory.
   virtual void copy(DeviceMemory dst, std::size_t dst_offset, DeviceMemory src,
                     std::size_t src_offset, std::size_t bytes) = 0;

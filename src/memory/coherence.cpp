@@ -86,7 +86,8 @@ DeviceMemory BufferState::replica(Device& dev) {
 EventPtr BufferState::to_host(Replica& src, Span piece, const EventPtr& src_ready) {
   Queue& out = src.device->queue(QueueRole::copy_out);
   if (src_ready) out.wait(src_ready);
-  out.read(static_cast<char*>(host_) + piece.begin, src.memory, piece.begin, piece.size());
+  out.read(static_cast<char*>(host_) + piece.begin, src.memory, piece.begin, piece.size(),
+           host_kind());
   EventPtr landed = out.record();
   replicas_[kHostNode].valid.assign(piece.begin, piece.end, landed);
   return landed;
@@ -117,7 +118,7 @@ Transfer BufferState::acquire(Device& dev, Queue& q, std::uint64_t b, std::uint6
           Replica& src = replicas_[from];
           if (ready) q.wait(ready);
           if (from == kHostNode) {
-            q.write(dst.memory, take.begin, host + take.begin, take.size());
+            q.write(dst.memory, take.begin, host + take.begin, take.size(), host_kind());
           } else if (!dev.copy_from_peer(q, dst.memory, take.begin, *src.device, src.memory,
                                          take.begin, take.size())) {
             staging.push_back(to_host(src, take, ready));
@@ -156,7 +157,7 @@ EventPtr BufferState::write_back(Device& dev, Queue& q, std::uint64_t b, std::ui
   std::lock_guard lock(mu_);
   Replica& src = at(dev.info().memory_node);
   if (after) q.wait(after);
-  q.read(static_cast<char*>(host_) + b, src.memory, b, e - b);
+  q.read(static_cast<char*>(host_) + b, src.memory, b, e - b, host_kind());
   EventPtr done = q.record();
   replicas_[kHostNode].valid.assign(b, e, done);
   return done;

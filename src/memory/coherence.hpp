@@ -94,6 +94,9 @@ class BufferState {
     IntervalMap valid;
   };
   Replica& at(MemoryNode node);
+  HostKind host_kind() const {
+    return replicas_[kHostNode].memory.pinned ? HostKind::pinned : HostKind::pageable;
+  }
   // dev's node's replica, allocated on first use. mu_ held.
   Replica& ensure(Device& dev);
   // The node, other than `except`, whose valid data covers `at_byte` (host

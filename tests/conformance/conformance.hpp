@@ -95,12 +95,16 @@ TEST_P(Conformance, TheCallersMemoryIsWorkedInPlace) {
   if (GetParam().rfind("cuda", 0) == 0) {
     EXPECT_EQ(rt->host_memory().rfind("pinned", 0), 0u) << rt->host_memory();
   }
-  const std::size_t n = std::size_t(1) << 18;  // 1 MiB of floats
-  std::vector<float> mine(n), theirs(n, 0.0f);
-  for (std::size_t i = 0; i < n; ++i) mine[i] = float(i % 13);
+  // Two buffers over one allocation, meeting inside a page: pinning is by
+  // whole pages, so the second cannot be registered (its first page is the
+  // first buffer's) and must still be copied right.
+  const std::size_t n = std::size_t(1) << 18;  // 1 MiB of floats each
+  std::vector<float> memory(2 * n + 1);
+  const std::span<float> mine(memory.data() + 1, n), theirs(memory.data() + 1 + n, n);
+  for (std::size_t i = 0; i < n; ++i) mine[i] = float(i % 13), theirs[i] = 0.0f;
   {
-    auto x = rt->wrap(std::span<float>(mine));
-    auto y = rt->wrap(std::span<float>(theirs));
+    auto x = rt->wrap(mine);
+    auto y = rt->wrap(theirs);
     Kernel fma = workloads::fma_kernel(3);
     rt->parallel_for({n}, fma, in(x), out(y), 2.0f, 1.0f, 3);   // y = 8x + 7
     rt->parallel_for({n}, fma, in(y), out(x), 1.0f, -7.0f, 1);  // x = y - 7 = 8x

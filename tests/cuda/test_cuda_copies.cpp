@@ -34,10 +34,10 @@ TEST(CudaCopies, PageableRoundTripsThroughStaging) {
     auto src = random_bytes(n, seed++);
     std::vector<unsigned char> back(n, 0xAB);
     DeviceMemory m = dev.allocate(n + 64);
-    in_q.write(m, 64, src.data(), n);  // at an offset
+    in_q.write(m, 64, src.data(), n, HostKind::pageable);  // at an offset
     EventPtr e = in_q.record();
     out_q.wait(e);
-    out_q.read(back.data(), m, 64, n);
+    out_q.read(back.data(), m, 64, n, HostKind::pageable);
     out_q.finish();
     EXPECT_EQ(src, back) << n << " bytes";
     dev.release(m);
@@ -60,8 +60,8 @@ TEST(CudaCopies, PinnedAndRegisteredMemoryCopyDirectly) {
   auto src = random_bytes(n, 7);
   std::memcpy(pinned, src.data(), n);
   DeviceMemory m = dev.allocate(n);
-  q.write(m, 0, pinned, n);
-  q.read(registered.data(), m, 0, n);
+  q.write(m, 0, pinned, n, HostKind::pinned);
+  q.read(registered.data(), m, 0, n, HostKind::pinned);
   q.finish();
   EXPECT_EQ(std::memcmp(registered.data(), src.data(), n), 0);
   cuda::driver().cuMemHostUnregister(registered.data());
@@ -79,14 +79,14 @@ TEST(CudaCopies, DeviceToDeviceAndPeerCopies) {
   auto src = random_bytes(n, 9);
   DeviceMemory x = a.allocate(n), y = a.allocate(n), z = b.allocate(n);
   Queue& qa = a.queue(QueueRole::compute);
-  qa.write(x, 0, src.data(), n);
+  qa.write(x, 0, src.data(), n, HostKind::pageable);
   qa.copy(y, 0, x, 0, n);
   EventPtr e = qa.record();
   Queue& qb = b.queue(QueueRole::copy_in);
   qb.wait(e);
   ASSERT_TRUE(b.copy_from_peer(qb, z, 0, a, y, 0, n)) << "partitions share memory";
   std::vector<unsigned char> back(n);
-  qb.read(back.data(), z, 0, n);
+  qb.read(back.data(), z, 0, n, HostKind::pageable);
   qb.finish();
   EXPECT_EQ(src, back);
   OtherDevice other;

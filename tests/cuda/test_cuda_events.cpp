@@ -58,13 +58,13 @@ TEST(CudaEvents, OrderCopyInComputeAndCopyOutStreams) {
   DeviceMemory din = dev.allocate(kN * 4), dout = dev.allocate(kN * 4);
   std::vector<LaunchArg> args{buffer_arg(din, 4), buffer_arg(dout, 4), scalar_arg(kA),
                               scalar_arg(kB), scalar_arg(kSlowIters)};
-  in_q.write(din, 0, in.data(), kN * 4);
+  in_q.write(din, 0, in.data(), kN * 4, HostKind::pageable);
   EventPtr written = in_q.record();
   cq.wait(written);
   cq.launch(builtin("baton_fma"), Span{0, kN}, KernelArgs(args));
   EventPtr computed = cq.record();
   out_q.wait(computed);
-  out_q.read(out.data(), dout, 0, kN * 4);
+  out_q.read(out.data(), dout, 0, kN * 4, HostKind::pageable);
   out_q.finish();
   EXPECT_TRUE(computed->ready());
   EXPECT_EQ(wrong_values(in, out), 0u);
@@ -84,14 +84,14 @@ TEST(CudaEvents, OrderWorkAcrossPartitions) {
   std::vector<LaunchArg> args{buffer_arg(din, 4), buffer_arg(mid, 4), scalar_arg(kA),
                               scalar_arg(kB), scalar_arg(kSlowIters)};
   Queue& sq = slow.queue(QueueRole::compute);
-  sq.write(din, 0, in.data(), kN * 4);
+  sq.write(din, 0, in.data(), kN * 4, HostKind::pageable);
   sq.launch(builtin("baton_fma"), Span{0, kN}, KernelArgs(args));
   EventPtr produced = sq.record();
   Queue& fq = fast.queue(QueueRole::copy_in);
   fq.wait(produced);
   ASSERT_TRUE(fast.copy_from_peer(fq, mine, 0, slow, mid, 0, kN * 4));
   std::vector<float> out(kN, -1);
-  fq.read(out.data(), mine, 0, kN * 4);
+  fq.read(out.data(), mine, 0, kN * 4, HostKind::pageable);
   fq.finish();
   EXPECT_EQ(wrong_values(in, out), 0u) << "the consumer ran before the producer";
   slow.release(din);

@@ -53,14 +53,14 @@ double gemm_error(cuda::CudaDevice& dev, GemmSpec spec, unsigned seed) {
   DeviceMemory da = dev.allocate(ha.size()), db = dev.allocate(hb.size()),
                dc = dev.allocate(hc.size());
   Queue& q = dev.queue(QueueRole::compute);
-  q.write(da, 0, ha.data(), ha.size());
-  q.write(db, 0, hb.data(), hb.size());
-  q.write(dc, 0, hc.data(), hc.size());  // poison
+  q.write(da, 0, ha.data(), ha.size(), HostKind::pageable);
+  q.write(db, 0, hb.data(), hb.size(), HostKind::pageable);
+  q.write(dc, 0, hc.data(), hc.size(), HostKind::pageable);  // poison
   Kernel gemm = cuda_gemm_kernel(spec);
   std::vector<LaunchArg> args{buffer_arg(da, es), buffer_arg(db, es), buffer_arg(dc, es)};
   const std::uint64_t cuts[] = {0, 1, m / 3, m};
   for (int i = 0; i < 3; ++i) q.launch(gemm, Span{cuts[i], cuts[i + 1]}, KernelArgs(args));
-  q.read(hc.data(), dc, 0, hc.size());
+  q.read(hc.data(), dc, 0, hc.size(), HostKind::pageable);
   q.finish();
   double diff = 0, norm = 0;
   for (std::size_t r = 0; r < m; ++r) {

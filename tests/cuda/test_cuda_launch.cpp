@@ -27,8 +27,8 @@ TEST(CudaLaunch, FmaMatchesTheCpuOnRandomInputs) {
     auto in = random_floats(n, seed);
     std::vector<float> out(n, kPoison);
     DeviceMemory din = f.dev.allocate(n * 4), dout = f.dev.allocate(n * 4);
-    f.q.write(din, 0, in.data(), n * 4);
-    f.q.write(dout, 0, out.data(), n * 4);
+    f.q.write(din, 0, in.data(), n * 4, HostKind::pageable);
+    f.q.write(dout, 0, out.data(), n * 4, HostKind::pageable);
     const float a = 0.999f, b = 0.001f * float(seed);
     const int iters = 100;
     Kernel fma = builtin("baton_fma");
@@ -38,7 +38,7 @@ TEST(CudaLaunch, FmaMatchesTheCpuOnRandomInputs) {
     const std::uint64_t cut = 1000;
     f.q.launch(fma, Span{0, cut}, KernelArgs(args));
     f.q.launch(fma, Span{cut, n}, KernelArgs(args));
-    f.q.read(out.data(), dout, 0, n * 4);
+    f.q.read(out.data(), dout, 0, n * 4, HostKind::pageable);
     f.q.finish();
     std::size_t wrong = 0;
     for (std::size_t i = 0; i < n; ++i) wrong += out[i] != fma_ref(in[i], a, b, iters);
@@ -55,14 +55,14 @@ TEST(CudaLaunch, SaxpyTouchesOnlyItsSpan) {
   const std::size_t n = 100000;
   auto x = random_floats(n, 3), y = random_floats(n, 4);
   DeviceMemory dx = f.dev.allocate(n * 4), dy = f.dev.allocate(n * 4);
-  f.q.write(dx, 0, x.data(), n * 4);
-  f.q.write(dy, 0, y.data(), n * 4);
+  f.q.write(dx, 0, x.data(), n * 4, HostKind::pageable);
+  f.q.write(dy, 0, y.data(), n * 4, HostKind::pageable);
   const float a = 1.5f;
   std::vector<LaunchArg> args{scalar_arg(a), buffer_arg(dx, 4), buffer_arg(dy, 4)};
   const Span span{333, 77777};
   f.q.launch(builtin("baton_saxpy"), span, KernelArgs(args));
   std::vector<float> out(n);
-  f.q.read(out.data(), dy, 0, n * 4);
+  f.q.read(out.data(), dy, 0, n * 4, HostKind::pageable);
   f.q.finish();
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -104,7 +104,7 @@ TEST(CudaLaunch, NativeFunctionsGetTheStreamAndRunInOrder) {
   std::vector<LaunchArg> args{buffer_arg(m, 4)};
   f.q.launch(fill, Span{0, n}, KernelArgs(args));
   std::vector<float> out(n);
-  f.q.read(out.data(), m, 0, n * 4);
+  f.q.read(out.data(), m, 0, n * 4, HostKind::pageable);
   f.q.finish();
   EXPECT_EQ(seen, static_cast<cuda::CudaQueue&>(f.q).stream());
   EXPECT_EQ(caller, std::this_thread::get_id());

@@ -64,11 +64,11 @@ TEST(CudaMemory, ManagedFallbackWhenTheDeviceIsFullButMemoryIsFree) {
   auto in = random_floats(n, 5);
   std::vector<float> out(n);
   Queue& q = dev.queue(QueueRole::compute);
-  q.write(first, 0, in.data(), n * 4);
+  q.write(first, 0, in.data(), n * 4, HostKind::pageable);
   std::vector<LaunchArg> args{buffer_arg(first, 4), buffer_arg(second, 4), scalar_arg(2.0f),
                               scalar_arg(1.0f), scalar_arg(3)};
   q.launch(builtin("baton_fma"), Span{0, n}, KernelArgs(args));
-  q.read(out.data(), second, 0, n * 4);
+  q.read(out.data(), second, 0, n * 4, HostKind::pageable);
   q.finish();
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < n; ++i) wrong += out[i] != fma_ref(in[i], 2.0f, 1.0f, 3);

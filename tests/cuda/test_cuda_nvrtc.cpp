@@ -22,10 +22,10 @@ void run_scale(cuda::CudaDevice& dev, const Kernel& k) {
   std::vector<float> y(n, -7);
   DeviceMemory dx = dev.allocate(n * 4), dy = dev.allocate(n * 4);
   Queue& q = dev.queue(QueueRole::compute);
-  q.write(dx, 0, x.data(), n * 4);
+  q.write(dx, 0, x.data(), n * 4, HostKind::pageable);
   std::vector<LaunchArg> args{buffer_arg(dx, 4), buffer_arg(dy, 4), scalar_arg(0.5f)};
   q.launch(k, Span{0, n}, KernelArgs(args));
-  q.read(y.data(), dy, 0, n * 4);
+  q.read(y.data(), dy, 0, n * 4, HostKind::pageable);
   q.finish();
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < n; ++i) wrong += y[i] != 0.5f * x[i] + 1.0f;

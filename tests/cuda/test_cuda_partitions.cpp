@@ -59,11 +59,11 @@ TEST(CudaPartitions, AllPartitionsComputeConcurrently) {
       dev.bind_thread();
       Queue& q = dev.queue(QueueRole::compute);
       DeviceMemory din = dev.allocate(n * 4), dout = dev.allocate(n * 4);
-      q.write(din, 0, in.data(), n * 4);
+      q.write(din, 0, in.data(), n * 4, HostKind::pageable);
       std::vector<LaunchArg> args{buffer_arg(din, 4), buffer_arg(dout, 4), scalar_arg(a),
                                   scalar_arg(b), scalar_arg(iters)};
       for (int rep = 0; rep < 5; ++rep) q.launch(fma, Span{0, n}, KernelArgs(args));
-      q.read(outs[i].data(), dout, 0, n * 4);
+      q.read(outs[i].data(), dout, 0, n * 4, HostKind::pageable);
       q.finish();
       dev.release(din);
       dev.release(dout);

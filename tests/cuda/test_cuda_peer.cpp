@@ -14,13 +14,13 @@ TEST(CudaCopies, PeerCopiesBetweenGpus) {
   auto src = random_bytes(n, 10);
   DeviceMemory x = a.allocate(n), y = b.allocate(n);
   Queue& qa = a.queue(QueueRole::copy_in);
-  qa.write(x, 0, src.data(), n);
+  qa.write(x, 0, src.data(), n, HostKind::pageable);
   EventPtr e = qa.record();
   Queue& qb = b.queue(QueueRole::copy_in);
   qb.wait(e);
   if (!b.copy_from_peer(qb, y, 0, a, x, 0, n)) GTEST_SKIP() << "no peer access between GPUs";
   std::vector<unsigned char> back(n);
-  qb.read(back.data(), y, 0, n);
+  qb.read(back.data(), y, 0, n, HostKind::pageable);
   qb.finish();
   EXPECT_EQ(src, back);
   a.release(x);

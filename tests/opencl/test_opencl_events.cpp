@@ -65,8 +65,8 @@ TEST(OpenclEvents, QueuesOfOneDeviceFollowEachOthersEvents) {
   Queue& compute = device.queue(QueueRole::compute);
   Queue& out = device.queue(QueueRole::copy_out);
 
-  in.write(dy, 0, zeros.data(), n * 4);
-  in.write(dx, 0, x.data(), n * 4);
+  in.write(dy, 0, zeros.data(), n * 4, HostKind::pageable);
+  in.write(dx, 0, x.data(), n * 4, HostKind::pageable);
   const EventPtr uploaded = in.record();
   compute.wait(uploaded);
   const LaunchArg args[] = {scalar_arg(2.0f), buffer_arg(dx, 4), buffer_arg(dy, 4)};
@@ -74,7 +74,7 @@ TEST(OpenclEvents, QueuesOfOneDeviceFollowEachOthersEvents) {
   const EventPtr computed = compute.record();
   out.wait(computed);
   std::vector<float> y(n, -1.0f);
-  out.read(y.data(), dy, 0, n * 4);
+  out.read(y.data(), dy, 0, n * 4, HostKind::pageable);
   const EventPtr downloaded = out.record();
   downloaded->wait();
 
@@ -104,9 +104,9 @@ TEST(OpenclEvents, QueueWaitsForAHostEventCompletedLaterByAnotherThread) {
   });
   ASSERT_FALSE(cpu_event->ready());
   q.wait(cpu_event);
-  q.write(m, 0, host.data(), n * 4);
+  q.write(m, 0, host.data(), n * 4, HostKind::pageable);
   std::vector<float> back(n);
-  q.read(back.data(), m, 0, n * 4);
+  q.read(back.data(), m, 0, n * 4, HostKind::pageable);
   q.finish();
   cpu.join();
   for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(back[i], float(i) + 0.5f) << "item " << i;
@@ -123,8 +123,8 @@ TEST(OpenclEvents, HostThreadWaitsForAnOpenclEvent) {
   std::vector<float> back(n, -1.0f);
   DeviceMemory m = device.allocate(n * 4);
   Queue& q = device.queue(QueueRole::copy_out);
-  q.write(m, 0, x.data(), n * 4);
-  q.read(back.data(), m, 0, n * 4);
+  q.write(m, 0, x.data(), n * 4, HostKind::pageable);
+  q.read(back.data(), m, 0, n * 4, HostKind::pageable);
   const EventPtr done = q.record();
   std::atomic<bool> matched{false};
   std::thread cpu([&] {
@@ -148,12 +148,12 @@ TEST(OpenclEvents, DevicesOfOneContextWaitAndCopyDirectly) {
   DeviceMemory ma = a.allocate(n * 4), mb = b.allocate(n * 4);
   Queue& qa = a.queue(QueueRole::copy_out);
   Queue& qb = b.queue(QueueRole::copy_in);
-  qa.write(ma, 0, x.data(), n * 4);
+  qa.write(ma, 0, x.data(), n * 4, HostKind::pageable);
   const EventPtr written = qa.record();
   qb.wait(written);
   ASSERT_TRUE(b.copy_from_peer(qb, mb, 0, a, ma, 0, n * 4));
   std::vector<float> back(n);
-  qb.read(back.data(), mb, 0, n * 4);
+  qb.read(back.data(), mb, 0, n * 4, HostKind::pageable);
   qb.finish();
   EXPECT_EQ(back, x);
   a.release(ma);

@@ -36,12 +36,12 @@ class OpenclKernels : public ::testing::Test {
 
   DeviceMemory upload(const std::vector<float>& v) {
     DeviceMemory m = device().allocate(v.size() * sizeof(float));
-    compute().write(m, 0, v.data(), m.bytes);
+    compute().write(m, 0, v.data(), m.bytes, HostKind::pageable);
     return m;
   }
   std::vector<float> download(DeviceMemory m) {
     std::vector<float> v(m.bytes / sizeof(float));
-    compute().read(v.data(), m, 0, m.bytes);
+    compute().read(v.data(), m, 0, m.bytes, HostKind::pageable);
     compute().finish();
     return v;
   }

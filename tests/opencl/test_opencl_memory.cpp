@@ -43,11 +43,12 @@ TEST_F(OpenclMemory, WriteThenReadRoundTripsAtOffsets) {
   const auto data = random_bytes(n, 1);
   DeviceMemory m = device().allocate(n + 100);
   Queue& q = device().queue(QueueRole::copy_in);
-  q.write(m, 0, data.data(), n / 2);
-  q.write(m, 100 + n / 2, data.data() + n / 2, n - n / 2);  // leaves bytes [n/2, n/2+100) alone
+  q.write(m, 0, data.data(), n / 2, HostKind::pageable);
+  q.write(m, 100 + n / 2, data.data() + n / 2, n - n / 2,
+          HostKind::pageable);  // leaves bytes [n/2, n/2+100) alone
   std::vector<unsigned char> back(n);
-  q.read(back.data(), m, 0, n / 2);
-  q.read(back.data() + n / 2, m, 100 + n / 2, n - n / 2);
+  q.read(back.data(), m, 0, n / 2, HostKind::pageable);
+  q.read(back.data() + n / 2, m, 100 + n / 2, n - n / 2, HostKind::pageable);
   q.finish();
   EXPECT_EQ(back, data);
   device().release(m);
@@ -58,11 +59,11 @@ TEST_F(OpenclMemory, CopyWithinAndBetweenBuffers) {
   const auto data = random_bytes(n, 2);
   DeviceMemory a = device().allocate(n), b = device().allocate(2 * n);
   Queue& q = device().queue(QueueRole::compute);
-  q.write(a, 0, data.data(), n);
+  q.write(a, 0, data.data(), n, HostKind::pageable);
   q.copy(b, n, a, 0, n);          // a -> second half of b
   q.copy(b, 0, b, n + 1000, 10);  // inside b, disjoint ranges
   std::vector<unsigned char> back(2 * n);
-  q.read(back.data(), b, 0, 2 * n);
+  q.read(back.data(), b, 0, 2 * n, HostKind::pageable);
   q.finish();
   EXPECT_TRUE(std::equal(data.begin(), data.end(), back.begin() + n));
   EXPECT_TRUE(std::equal(data.begin() + 1000, data.begin() + 1010, back.begin()));
@@ -73,8 +74,8 @@ TEST_F(OpenclMemory, CopyWithinAndBetweenBuffers) {
 TEST_F(OpenclMemory, ZeroBytesAreAllowedEverywhere) {
   DeviceMemory m = device().allocate(0);
   Queue& q = device().queue(QueueRole::copy_out);
-  q.write(m, 0, nullptr, 0);
-  q.read(nullptr, m, 0, 0);
+  q.write(m, 0, nullptr, 0, HostKind::pageable);
+  q.read(nullptr, m, 0, 0, HostKind::pageable);
   q.copy(m, 0, m, 0, 0);
   q.finish();
   device().release(m);
@@ -85,13 +86,13 @@ TEST_F(OpenclMemory, OverrunIsInvalidArgument) {
   std::vector<unsigned char> host(128);
   Queue& q = device().queue(QueueRole::copy_in);
   try {
-    q.write(m, 32, host.data(), 64);
+    q.write(m, 32, host.data(), 64, HostKind::pageable);
     FAIL() << "a write past the end was accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), Errc::invalid_argument);
     EXPECT_EQ(e.where(), device().name());
   }
-  EXPECT_THROW(q.read(host.data(), m, 65, 0), Error);
+  EXPECT_THROW(q.read(host.data(), m, 65, 0, HostKind::pageable), Error);
   device().release(m);
 }
 

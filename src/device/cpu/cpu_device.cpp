@@ -21,10 +21,11 @@ class DoneEvent final : public Event {
 class CpuDevice::CpuQueue final : public Queue {
  public:
   explicit CpuQueue(CpuDevice& dev) : dev_(dev), done_(std::make_shared<DoneEvent>()) {}
-  void write(DeviceMemory dst, std::size_t off, const void* host, std::size_t bytes) override {
+  void write(DeviceMemory dst, std::size_t off, const void* host, std::size_t bytes,
+             HostKind) override {
     std::memcpy(static_cast<char*>(dst.ptr) + off, host, bytes);
   }
-  void read(void* host, DeviceMemory src, std::size_t off, std::size_t bytes) override {
+  void read(void* host, DeviceMemory src, std::size_t off, std::size_t bytes, HostKind) override {
     std::memcpy(host, static_cast<const char*>(src.ptr) + off, bytes);
   }
   void copy(DeviceMemory dst, std::size_t doff, DeviceMemory src, std::size_t soff,

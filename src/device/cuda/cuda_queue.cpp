@@ -14,19 +14,6 @@ CUdeviceptr at(const DeviceMemory& m, std::size_t offset) {
   return reinterpret_cast<CUdeviceptr>(m.ptr) + offset;
 }
 
-// Memory the driver knows (pinned, registered, mapped, managed) can be handed
-// to the copy engine as it is. The plural query reports pageable memory as
-// type 0 instead of failing, which keeps compute-sanitizer's API-error
-// report clean.
-bool dma_ready(const void* host) {
-  unsigned type = 0;
-  CUpointer_attribute attribute = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
-  void* data[] = {&type};
-  return driver().cuPointerGetAttributes(1, &attribute, data,
-                                         reinterpret_cast<CUdeviceptr>(host)) == CUDA_SUCCESS &&
-         type != 0;
-}
-
 }  // namespace
 
 void CudaEvent::wait() {
@@ -63,11 +50,11 @@ CudaQueue::~CudaQueue() {
   driver().cuStreamDestroy(stream_);
 }
 
-void CudaQueue::write(DeviceMemory dst, std::size_t dst_offset, const void* host,
-                      std::size_t bytes) {
+void CudaQueue::write(DeviceMemory dst, std::size_t dst_offset, const void* host, std::size_t bytes,
+                      HostKind kind) {
   if (bytes == 0) return;
   ContextGuard guard(ctx_->handle());
-  if (dma_ready(host)) {
+  if (kind == HostKind::pinned) {
     BATON_CU(where_, cuMemcpyHtoDAsync, at(dst, dst_offset), host, bytes, stream_);
     return;
   }
@@ -75,10 +62,11 @@ void CudaQueue::write(DeviceMemory dst, std::size_t dst_offset, const void* host
   staging_->write(stream_, at(dst, dst_offset), host, bytes);
 }
 
-void CudaQueue::read(void* host, DeviceMemory src, std::size_t src_offset, std::size_t bytes) {
+void CudaQueue::read(void* host, DeviceMemory src, std::size_t src_offset, std::size_t bytes,
+                     HostKind kind) {
   if (bytes == 0) return;
   ContextGuard guard(ctx_->handle());
-  if (dma_ready(host)) {
+  if (kind == HostKind::pinned) {
     BATON_CU(where_, cuMemcpyDtoHAsync, host, at(src, src_offset), bytes, stream_);
     return;
   }

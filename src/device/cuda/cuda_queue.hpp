@@ -35,9 +35,10 @@ class CudaQueue final : public Queue {
   // Pinned or device-visible host memory is copied by DMA straight away;
   // pageable memory goes through the staging ring (and read() then returns
   // only once the data has landed).
-  void write(DeviceMemory dst, std::size_t dst_offset, const void* host,
-             std::size_t bytes) override;
-  void read(void* host, DeviceMemory src, std::size_t src_offset, std::size_t bytes) override;
+  void write(DeviceMemory dst, std::size_t dst_offset, const void* host, std::size_t bytes,
+             HostKind kind) override;
+  void read(void* host, DeviceMemory src, std::size_t src_offset, std::size_t bytes,
+            HostKind kind) override;
   void copy(DeviceMemory dst, std::size_t dst_offset, DeviceMemory src, std::size_t src_offset,
             std::size_t bytes) override;
   // Kernel::native_fn(cuda) when set (it gets the CUstream), else the

@@ -11,7 +11,7 @@ namespace {
 // Seconds a write of `bytes` takes, from enqueue to completion.
 double time_write(Queue& queue, DeviceMemory memory, const void* host, std::size_t bytes) {
   const auto start = std::chrono::steady_clock::now();
-  queue.write(memory, 0, host, bytes);
+  queue.write(memory, 0, host, bytes, HostKind::pageable);
   queue.finish();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }

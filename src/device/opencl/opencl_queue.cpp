@@ -57,7 +57,9 @@ void ClQueue::check_range(const DeviceMemory& memory, std::size_t offset, std::s
               " bytes");
 }
 
-void ClQueue::write(DeviceMemory dst, std::size_t dst_offset, const void* host, std::size_t bytes) {
+// The OpenCL runtime handles host memory of either kind itself.
+void ClQueue::write(DeviceMemory dst, std::size_t dst_offset, const void* host, std::size_t bytes,
+                    HostKind) {
   check_range(dst, dst_offset, bytes, "write");
   if (bytes == 0) return;  // OpenCL rejects empty transfers
   check(clEnqueueWriteBuffer(queue_, cl_mem_of(dst), CL_FALSE, dst_offset, bytes, host, 0, nullptr,
@@ -65,7 +67,8 @@ void ClQueue::write(DeviceMemory dst, std::size_t dst_offset, const void* host, 
         "clEnqueueWriteBuffer", where_);
 }
 
-void ClQueue::read(void* host, DeviceMemory src, std::size_t src_offset, std::size_t bytes) {
+void ClQueue::read(void* host, DeviceMemory src, std::size_t src_offset, std::size_t bytes,
+                   HostKind) {
   check_range(src, src_offset, bytes, "read");
   if (bytes == 0) return;
   check(clEnqueueReadBuffer(queue_, cl_mem_of(src), CL_FALSE, src_offset, bytes, host, 0, nullptr,

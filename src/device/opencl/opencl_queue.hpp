@@ -28,9 +28,10 @@ class ClQueue final : public Queue {
   ClQueue(const ClQueue&) = delete;
   ClQueue& operator=(const ClQueue&) = delete;
 
-  void write(DeviceMemory dst, std::size_t dst_offset, const void* host,
-             std::size_t bytes) override;
-  void read(void* host, DeviceMemory src, std::size_t src_offset, std::size_t bytes) override;
+  void write(DeviceMemory dst, std::size_t dst_offset, const void* host, std::size_t bytes,
+             HostKind kind) override;
+  void read(void* host, DeviceMemory src, std::size_t src_offset, std::size_t bytes,
+            HostKind kind) override;
   // Any two buffers of this queue's context: also serves copies from a peer device.
   void copy(DeviceMemory dst, std::size_t dst_offset, DeviceMemory src, std::size_t src_offset,
             std::size_t bytes) override;

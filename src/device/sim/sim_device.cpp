@@ -16,11 +16,12 @@ namespace baton::detail {
 class SimDevice::SimQueue final : public Queue {
  public:
   explicit SimQueue(SimDevice& dev) : dev_(dev) {}
-  void write(DeviceMemory dst, std::size_t off, const void* host, std::size_t bytes) override {
+  void write(DeviceMemory dst, std::size_t off, const void* host, std::size_t bytes,
+             HostKind) override {
     std::memcpy(static_cast<char*>(dst.ptr) + off, host, bytes);
     transfer(bytes);
   }
-  void read(void* host, DeviceMemory src, std::size_t off, std::size_t bytes) override {
+  void read(void* host, DeviceMemory src, std::size_t off, std::size_t bytes, HostKind) override {
     std::memcpy(host, static_cast<const char*>(src.ptr) + off, bytes);
     transfer(bytes);
   }
