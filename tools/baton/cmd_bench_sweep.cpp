@@ -119,7 +119,15 @@ void run_sweep(const SweepArgs& args) {
             items_for(rt, row.shape, target, std::uint64_t(args.max_gib * double(1ull << 30)));
         BalanceCase work(rt, row.shape);
         row.cal = work.calibrate();
-        for (const auto& p : policies) row.runs.push_back(median_run(work, p, args.repeat));
+        std::string line = "[" + std::to_string(rows.size() + 1) + "/" + std::to_string(cases) +
+                           "] " + std::to_string(it) + " fma, " + std::to_string(b) + " B, " +
+                           std::to_string(row.shape.items) + " items:";
+        for (const auto& p : policies) {
+          row.runs.push_back(median_run(work, p, args.repeat));
+          line += " " + p + " " + fixed(100 * row.runs.back().efficiency, 1) + "% in " +
+                  fixed(row.runs.back().makespan_s * 1e3, 1) + " ms";
+        }
+        progress_result(line);
         rows.push_back(std::move(row));
       }
   progress_done();

@@ -73,6 +73,12 @@ void progress(const std::string& line) {
   std::fflush(stderr);
 }
 
+void progress_result(const std::string& line) {
+  progress_done();
+  std::fprintf(stderr, "%s\n", line.c_str());
+  std::fflush(stderr);
+}
+
 void progress_done() {
   if (!isatty(STDERR_FILENO)) return;
   std::fprintf(stderr, "\r\033[K");

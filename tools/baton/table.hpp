@@ -28,5 +28,8 @@ std::vector<std::string> split(const std::string& s, char sep);
 // A progress line on stderr, rewritten in place, only when stderr is a terminal.
 void progress(const std::string& line);
 void progress_done();
+// A line on stderr that stays (a finished step of a long run), terminal or not:
+// a run cut short still leaves what it measured.
+void progress_result(const std::string& line);
 
 }  // namespace baton::cli
