@@ -167,3 +167,31 @@ TEST(PoliciesSim, WsLeavesTheLastHeavyItemsToFasterDevices) {
     EXPECT_LE(ws.makespan_s, 1.02 * w.makespan_s) << n << " items";
   }
 }
+
+// A GPU runs thousands of items at once: chunks below that take as long as a
+// full one, so a share that fits goes in one chunk, whatever the policy; a
+// device that runs one item at a time still gets chunks of at most max_chunk.
+TEST(PoliciesSim, ChunksAreNoSmallerThanWhatADeviceRunsAtOnce) {
+  for (const char* name : {"static", "weighted", "ws", "ws-topo"}) {
+    detail::MachineView machine;
+    machine.devices = 2;
+    machine.paths.assign(2, std::vector<PathCost>(2));
+    const std::vector<std::uint64_t> at_once{600, 1};
+    detail::Plan plan;
+    plan.items = 1000;
+    plan.max_chunk = 100;
+    plan.min_chunk = 10;
+    plan.weights = {1.0, 1.0};
+    plan.paths = &machine.paths;
+    plan.parallel_items = &at_once;
+    auto policy = detail::find_policy(name).make(machine);
+    auto source = policy->make_chunk_source();
+    source->start(plan);
+    auto wide = source->next(0);
+    ASSERT_TRUE(wide) << name;
+    EXPECT_EQ(wide->span.size(), 500u) << name << ": its whole share at once";
+    auto narrow = source->next(1);
+    ASSERT_TRUE(narrow) << name;
+    EXPECT_LE(narrow->span.size(), 100u) << name;
+  }
+}

@@ -30,7 +30,11 @@ struct DeviceInfo {
   double peak_gflops = 0;          // fp32 peak, from the hardware's figures
   std::uint64_t memory_bytes = 0;  // memory usable by this device
   int pipeline_depth = 1;          // chunks its worker keeps in flight (GPUs overlap copies)
-  std::string pci_bus_id;          // "0000:19:00.0" for a PCI device, else empty
+  // Items it runs at once (a GPU: SMs x resident threads per SM; a cpu
+  // device: its threads). A chunk of fewer takes about as long as one of
+  // this many, so chunks of it in a row waste what a single one would not.
+  std::uint64_t parallel_items = 1;
+  std::string pci_bus_id;  // "0000:19:00.0" for a PCI device, else empty
   // Resources it shares with other devices, by name: "host-cores" (the cpu
   // backend, OpenCL CPU devices), "gpu:0000:19:00.0" (the partitions of one
   // GPU share its PCIe link and memory). Devices with one in common are

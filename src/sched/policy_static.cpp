@@ -24,6 +24,8 @@ class ShareSource final : public ChunkSource {
       for (double& x : w) x = x > 0 ? 1.0 : 0.0;
     shares_ = proportional_shares(plan.items, w);
     chunk_ = std::max<std::uint64_t>(1, plan.max_chunk);
+    least_.resize(plan.weights.size());
+    for (std::size_t d = 0; d < least_.size(); ++d) least_[d] = plan.least_span(int(d));
     launch_ = plan.launch;
     unstarted_.store(plan.items, std::memory_order_relaxed);
   }
@@ -38,7 +40,7 @@ class ShareSource final : public ChunkSource {
     }
     Span& s = shares_[dev];
     if (s.empty()) return std::nullopt;
-    t.span = {s.begin, std::min(s.end, s.begin + chunk_)};
+    t.span = {s.begin, std::min(s.end, s.begin + std::max(chunk_, least_[dev]))};
     s.begin = t.span.end;
     unstarted_.fetch_sub(t.span.size(), std::memory_order_relaxed);
     return t;
@@ -60,7 +62,8 @@ class ShareSource final : public ChunkSource {
  private:
   bool weighted_;
   std::uint64_t chunk_ = 1, launch_ = 0;
-  std::vector<Span> shares_;  // shares_[d] is touched by d's worker only
+  std::vector<std::uint64_t> least_;  // per device, Plan::least_span
+  std::vector<Span> shares_;          // shares_[d] is touched by d's worker only
   std::atomic<std::uint64_t> unstarted_{0};
 };
 

@@ -159,6 +159,8 @@ class WsSource final : public ChunkSource {
     double share = total > 0 ? r[dev] / total : 1.0;
     ChunkBounds b = device_bounds(plan_.min_chunk, plan_.max_chunk, share, active_,
                                   rates_[dev].rate(), plan_.min_chunk_s);
+    b.lo = std::max(b.lo, plan_.least_span(dev));
+    b.hi = std::max(b.hi, b.lo);
     std::uint64_t c = guided_chunk(unstarted(), share, plan_.tail_split, b.lo, b.hi);
     return (c + quantum_ - 1) / quantum_;  // in units
   }

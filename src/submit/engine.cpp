@@ -21,6 +21,7 @@ MachineView machine_of(const DeviceSet& set, const Options& options) {
     m.peak.push_back(i.peak_gflops);
     m.memory_node.push_back(i.memory_node);
     m.names.push_back(i.name);
+    m.parallel_items.push_back(std::max<std::uint64_t>(1, i.parallel_items));
     m.identity.push_back(i.name + " | " + i.description);
   }
   // Paths once, for the Runtime's life: no search per run.

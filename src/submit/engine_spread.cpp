@@ -57,6 +57,7 @@ void Engine::start_split(TaskRecord* t) {
   plan.tail_split = std::max(1.0, o.tail_split);
   plan.weights.assign(w.begin(), w.end());
   plan.paths = &machine_.paths;
+  plan.parallel_items = &machine_.parallel_items;
   plan.bytes_per_item = bytes_per_item(t->args);
   run->source->start(plan);
 

@@ -24,9 +24,10 @@ namespace baton::detail {
 // What is fixed about the machine for the Runtime's life.
 struct MachineView {
   int devices = 0;
-  std::vector<double> peak;           // per device, fp32 GFLOP/s: the capability before any measure
-  std::vector<int> memory_node;       // per device
-  std::vector<std::string> names;     // per device
+  std::vector<double> peak;        // per device, fp32 GFLOP/s: the capability before any measure
+  std::vector<int> memory_node;    // per device
+  std::vector<std::string> names;  // per device
+  std::vector<std::uint64_t> parallel_items;  // per device (DeviceInfo::parallel_items)
   std::vector<std::string> identity;  // per device, stable across runs (name and description)
   // paths[i][j]: the cost of moving data resident on j's memory to i (zero on one node).
   std::vector<std::vector<PathCost>> paths;
@@ -45,9 +46,14 @@ struct Plan {
   std::uint64_t launch = 0;
   double min_chunk_s = 0;       // ws: no chunk shorter than this on a measured device
   std::vector<double> weights;  // per device, relative capability; 0: takes no part
+  // Per device, the least span worth handing it (DeviceInfo::parallel_items),
+  // unless less is left.
+  const std::vector<std::uint64_t>* parallel_items = nullptr;
   const std::vector<std::vector<PathCost>>* paths = nullptr;  // for ws-topo
   double bytes_per_item = 0;  // data a span carries per item, for ws-topo
   double tail_split = 4;      // ws: chunk = fair share of what is left / tail_split
+
+  std::uint64_t least_span(int dev) const { return parallel_items ? (*parallel_items)[dev] : 1; }
 };
 
 struct Take {

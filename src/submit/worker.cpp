@@ -201,11 +201,12 @@ bool Worker::step() {
   // gap, and more would only lengthen the tail. Whole tasks may queue deeper
   // (a GPU runs a stream of small kernels back to back; stopping to see each
   // finish would leave it idle), and their completion is looked at once
-  // half of that room is used (each look is a driver call).
+  // that room is full or nothing else is left to issue (each look is a
+  // driver call).
   const std::size_t chunk_room =
       last_chunk_s_ > long_chunk_s_ ? std::min<std::size_t>(depth_, 2) : depth_;
   const std::size_t task_room = depth_ > 1 ? depth_ * 8 : depth_;
-  bool progressed = chunks_in_flight_ > 0 || flight_.size() * 2 >= task_room ? reap(false) : false;
+  bool progressed = chunks_in_flight_ > 0 || flight_.size() >= task_room ? reap(false) : false;
   while (flight_.size() < task_room && alive()) {
     auto w = find_work(chunks_in_flight_ < chunk_room);
     if (!w) break;
@@ -517,19 +518,24 @@ bool Worker::retry_deferred() {
 
 bool Worker::reap(bool block) {
   if (flight_.empty()) return false;
-  // Everything in flight went down the compute queue, in order: once the
-  // newest is done, so is the rest, and one look tells.
+  // Everything in flight went down the compute queue, in order, so what is
+  // done is a prefix of it: found by halving, a few looks for many tasks.
   std::size_t done_count = 0;
   try {
-    if (flight_.size() > 1 && flight_.back().done->ready()) {
-      done_count = flight_.size();
+    std::size_t not_done = flight_.size();  // the first known not done
+    if (flight_.back().done->ready()) {
+      done_count = not_done;
     } else {
-      for (InFlight& f : flight_) {
-        const bool ready = block && done_count == 0 ? f.done->wait_for(kPollS) : f.done->ready();
-        if (!ready) break;
-        ++done_count;
+      not_done = flight_.size() - 1;
+      while (done_count < not_done) {
+        const std::size_t mid = done_count + (not_done - done_count) / 2;
+        if (flight_[mid].done->ready())
+          done_count = mid + 1;
+        else
+          not_done = mid;
       }
     }
+    if (done_count == 0 && block && flight_.front().done->wait_for(kPollS)) done_count = 1;
   } catch (const Error& e) {
     device_lost(e.message());
     return true;

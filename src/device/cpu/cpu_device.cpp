@@ -117,6 +117,7 @@ Backend cpu_backend() {
       info.topology_id = "cpu";
       info.memory_node = kHostNode;
       info.compute_units = threads;
+      info.parallel_items = std::uint64_t(threads);
       // 8-wide fp32 FMA at ~2.5 GHz per thread: a rough figure, calibration refines it.
       info.peak_gflops = threads * 2.5 * 16;
       info.pipeline_depth = 1;

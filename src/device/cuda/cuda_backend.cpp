@@ -2,6 +2,7 @@
 //   cuda                 every GPU, one device each ("cuda0", "cuda1", ...)
 //   cuda:N               GPU N
 //   cuda:N/64+32+16+8    GPU N as SM partitions ("cuda0.p0" ... "cuda0.p3")
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 
@@ -56,11 +57,17 @@ void add_topology(const Gpu& gpu, BackendContext& ctx) {
   ctx.add_link({gpu.topology_id(), "host", LinkKind::pcie, kPcieGbps, kPcieLatencyUs});
 }
 
+// A device of `sms` of the GPU's SMs: its capability and what it runs at once.
+void set_sms(DeviceInfo& info, const Gpu& gpu, int sms) {
+  info.compute_units = sms;
+  info.peak_gflops = gpu.peak_gflops(sms);
+  info.parallel_items = std::uint64_t(sms) * std::uint64_t(std::max(1, gpu.props().threads_per_sm));
+}
+
 DeviceList whole_gpu(const std::shared_ptr<Gpu>& gpu, bool zero_copy) {
   DeviceInfo info = base_info(*gpu);
   info.name = gpu->name();
-  info.compute_units = gpu->props().sm_count;
-  info.peak_gflops = gpu->peak_gflops(info.compute_units);
+  set_sms(info, *gpu, gpu->props().sm_count);
   info.description += ", " + std::to_string(info.compute_units) + " SMs";
   DeviceList list;
   list.push_back(std::make_unique<CudaDevice>(std::move(info), Context::primary(gpu), zero_copy));
@@ -74,8 +81,7 @@ DeviceList partitions(const std::shared_ptr<Gpu>& gpu, const std::vector<int>& s
   for (std::size_t i = 0; i < contexts.size(); ++i) {
     DeviceInfo info = base_info(*gpu);
     info.name = gpu->name() + ".p" + std::to_string(i);
-    info.compute_units = contexts[i]->sm_count();
-    info.peak_gflops = gpu->peak_gflops(info.compute_units);
+    set_sms(info, *gpu, contexts[i]->sm_count());
     info.description += ", partition " + std::to_string(i) + ": " +
                         std::to_string(info.compute_units) + " of " +
                         std::to_string(gpu->props().sm_count) + " SMs (green context)";

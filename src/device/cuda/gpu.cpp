@@ -46,6 +46,7 @@ Gpu::Gpu(int ordinal, MemoryNode node)
     return v;
   };
   props_.sm_count = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  props_.threads_per_sm = attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
   props_.cc_major = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
   props_.cc_minor = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
   props_.clock_khz = attribute(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);

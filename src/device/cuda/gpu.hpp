@@ -21,6 +21,7 @@ struct GpuProperties {
   std::string model;       // "NVIDIA H200"
   std::string pci_bus_id;  // "0000:19:00.0"
   int sm_count = 0;
+  int threads_per_sm = 0;  // resident at most
   int cc_major = 0, cc_minor = 0;
   int clock_khz = 0;  // SM boost clock
   std::uint64_t memory_bytes = 0;

@@ -49,6 +49,12 @@ ClDeviceFacts query_device(const ClPlatform& platform, ClDeviceIndex index) {
   info.backend = BackendKind::opencl;
   info.topology_id = info.name;
   info.compute_units = int(units);
+  // A GPU keeps a work-group per compute unit busy at least; a CPU device
+  // runs one work-group per core.
+  info.parallel_items =
+      std::uint64_t(units) * ((type & CL_DEVICE_TYPE_GPU)
+                                  ? device_value<std::size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE)
+                                  : 1);
   info.peak_gflops = estimate_peak_gflops(type, vendor, units, mhz, width);
   info.memory_bytes = device_value<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE);
   info.pipeline_depth = 2;  // a transfer of the next chunk overlaps the current kernel
