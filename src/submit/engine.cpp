@@ -224,7 +224,7 @@ void Engine::depend(TaskRecord* t, const TaskRef& pred) {
 }
 
 bool Engine::can_run(const TaskRecord* t, int d) const {
-  return t->kernel->runs_on[d] && workers_[d]->alive() && (t->excluded.empty() || !t->excluded[d]);
+  return t->kernel->runs_on[d] && workers_[d]->alive() && (!t->has_exclusions || !t->excluded[d]);
 }
 
 void Engine::fill_weights(const TaskRecord* t, std::vector<double>& weights) const {
@@ -250,7 +250,7 @@ const std::vector<double>& Engine::weights_of(const TaskRecord* t) const {
     std::vector<double> weights;
   };
   thread_local Cache cache, uncached;
-  if (!t->excluded.empty() ||
+  if (t->has_exclusions ||
       (t->pinned >= 0 && t->kernel->left_out[t->pinned].load(std::memory_order_relaxed))) {
     fill_weights(t, uncached.weights);
     return uncached.weights;

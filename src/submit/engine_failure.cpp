@@ -25,8 +25,9 @@ void Engine::requeue(std::vector<TaskRecord*>& tasks) {
 }
 
 void Engine::exclude(TaskRecord* t, int d, const std::string& why) {
-  if (t->excluded.empty()) t->excluded.assign(workers_.size(), 0);
+  if (!t->has_exclusions) t->excluded.assign(workers_.size(), 0);
   t->excluded[d] = 1;
+  t->has_exclusions = true;
   t->placed_on = -1;
   for (int i = 0; i < int(workers_.size()); ++i)
     if (can_run(t, i)) {

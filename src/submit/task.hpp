@@ -47,10 +47,11 @@ struct EventWait {
   int device = -1;
 };
 
-// Laid out so that what every task touches on its way through a worker
-// (identity, flags, kernel, range, links) shares the first two cache lines;
-// what only tasks with dependencies need comes after.
-struct TaskRecord {
+// Four cache lines. A task with no buffer touches the first two only
+// (identity, flags, links; what to run): a record is reused by another thread
+// long after its last use, so every line touched is a cache miss. What only
+// tasks with dependencies or exclusions need comes after.
+struct alignas(64) TaskRecord {
   std::atomic<std::uint32_t> generation{1};
   std::uint32_t index = 0;  // in the pool
   TaskKind kind = TaskKind::single;
@@ -60,7 +61,9 @@ struct TaskRecord {
   bool upstream_failed = false;         // a predecessor failed: it will not run
   std::atomic<bool> host_waits{false};  // a host thread waits for this very task
   std::atomic<TaskState> state{TaskState::pending};
-  SpinLock lock;  // guards successors, waits, event, device and state changes
+  SpinLock lock;                // guards successors, waits, event, device and state changes
+  bool has_exclusions = false;  // `excluded` holds something
+  bool holds_edges = false;     // its last run was tracked: waits and event to let go
   int policy = 0;
   int pinned = -1;  // baton::on(d)
   // Predecessors not yet issued (not yet done, for spread ones), plus one
@@ -79,14 +82,15 @@ struct TaskRecord {
   // What to run: set by the submitting thread, read-only once released.
   Range range;
   std::vector<RunArg> args;
-  std::vector<char> excluded;  // devices it must not run on (out of memory there); rare
+  std::exception_ptr error;  // why it failed
 
-  // Dependencies.
+  // Dependencies (tracked tasks only).
+  EventPtr event;                       // single: its completion once issued
   std::vector<EventWait> waits;         // predecessors issued but maybe not complete
   std::vector<TaskRecord*> successors;  // released when it is issued (single) or done (split)
   std::vector<TaskRef> consumers;       // successors released before it completed
-  EventPtr event;                       // single: its completion once issued
-  std::exception_ptr error;             // why it failed
+
+  std::vector<char> excluded;  // devices it must not run on (out of memory there); rare
 
   TaskRef ref() { return {this, generation.load(std::memory_order_relaxed)}; }
   bool finished() const {

@@ -41,9 +41,12 @@ TaskRecord* TaskPool::take() {
 
 void TaskPool::scrub(TaskRecord* r) {
   r->args.clear();
-  r->waits.clear();
-  r->event.reset();
   r->error = nullptr;
+  if (r->holds_edges) {
+    r->waits.clear();
+    r->event.reset();
+    r->holds_edges = false;
+  }
 }
 
 void TaskPool::scrub_returned() {
@@ -62,9 +65,15 @@ void TaskPool::give(TaskRecord* r, FreeBatch& batch) {
   // Its buffers and events are let go later, by the submitting thread that
   // took those references (scrub()): dropping them here would move their
   // reference counts' cache lines between threads on every task.
-  r->successors.clear();
-  r->consumers.clear();
-  r->excluded.clear();
+  if (r->tracked) {  // only tracked tasks have edges
+    r->successors.clear();
+    r->consumers.clear();
+    r->holds_edges = true;
+  }
+  if (r->has_exclusions) {
+    r->excluded.clear();
+    r->has_exclusions = false;
+  }
   r->upstream_failed = false;
   r->tracked = false;
   r->device = r->pinned = r->placed_on = -1;
