@@ -1,0 +1,107 @@
+// The model's host math: its gradient against finite differences, micro-
+// batches that add up to the whole batch, and a loss that falls under AdamW.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "baton/error.hpp"
+#include "train/adamw.hpp"
+#include "train/mlp_cpu.hpp"
+#include "train/teacher.hpp"
+
+using namespace baton;
+using namespace baton::train;
+
+namespace {
+
+struct Data {
+  std::vector<float> x, y;
+  Data(const Teacher& t, const MlpShape& s, std::uint64_t step, int rows)
+      : x(std::size_t(rows) * s.inputs), y(std::size_t(rows) * s.outputs) {
+    t.batch(step, 0, rows, x.data(), y.data());
+  }
+};
+
+double loss_of(const MlpLayout& m, const std::vector<float>& p, const Data& d, int rows) {
+  std::vector<float> grad(m.params()), ws;
+  return loss_and_grad_cpu(m, p.data(), d.x.data(), d.y.data(), rows, grad.data(), ws);
+}
+
+}  // namespace
+
+TEST(MlpCpu, GradientMatchesFiniteDifferences) {
+  const MlpShape shape{5, 7, 2, 3};
+  MlpLayout m(shape);
+  std::vector<float> p(m.params());
+  init_params(m, 1, p);
+  for (const Layer& l : m.layers())  // non-zero biases, so their gradients are exercised off zero
+    for (std::size_t i = l.bias; i < l.end(); ++i) p[i] = 0.1f * float(i % 5) - 0.2f;
+  Teacher teacher(shape, 2);
+  const int rows = 6;
+  Data d(teacher, shape, 0, rows);
+  std::vector<float> grad(m.params(), 0.0f), ws;
+  loss_and_grad_cpu(m, p.data(), d.x.data(), d.y.data(), rows, grad.data(), ws);
+  // Every parameter of a small model, by central differences in float.
+  const float h = 1e-2f;
+  for (std::size_t i = 0; i < m.params(); ++i) {
+    std::vector<float> up = p, down = p;
+    up[i] += h;
+    down[i] -= h;
+    const double numeric = (loss_of(m, up, d, rows) - loss_of(m, down, d, rows)) / (2 * h);
+    EXPECT_NEAR(grad[i], numeric, 2e-3 + 2e-2 * std::abs(numeric)) << "parameter " << i;
+  }
+}
+
+TEST(MlpCpu, MicroBatchesAddUpToTheWholeBatch) {
+  const MlpShape shape{16, 32, 3, 4};
+  MlpLayout m(shape);
+  std::vector<float> p(m.params());
+  init_params(m, 3, p);
+  Teacher teacher(shape, 4);
+  const int rows = 96;
+  std::vector<float> x(std::size_t(rows) * shape.inputs), y(std::size_t(rows) * shape.outputs);
+  teacher.batch(5, 0, rows, x.data(), y.data());
+  std::vector<float> whole(m.params(), 0.0f), parts(m.params(), 0.0f), ws;
+  const double whole_loss =
+      loss_and_grad_cpu(m, p.data(), x.data(), y.data(), rows, whole.data(), ws);
+  // Uneven micro-batches, each made on its own (the teacher gives the same rows).
+  double parts_loss = 0;
+  for (auto [first, n] : std::vector<std::pair<int, int>>{{0, 7}, {7, 41}, {48, 1}, {49, 47}}) {
+    std::vector<float> px(std::size_t(n) * shape.inputs), py(std::size_t(n) * shape.outputs);
+    teacher.batch(5, std::uint64_t(first), n, px.data(), py.data());
+    parts_loss += loss_and_grad_cpu(m, p.data(), px.data(), py.data(), n, parts.data(), ws);
+  }
+  EXPECT_NEAR(parts_loss, whole_loss, 1e-4 * whole_loss);
+  for (std::size_t i = 0; i < m.params(); ++i)
+    ASSERT_NEAR(parts[i], whole[i], 1e-4f + 1e-4f * std::abs(whole[i])) << "parameter " << i;
+}
+
+TEST(MlpCpu, TheLossFallsUnderAdamW) {
+  const MlpShape shape{32, 64, 2, 8};
+  MlpLayout m(shape);
+  std::vector<float> p(m.params()), mom(m.params(), 0.0f), var(m.params(), 0.0f), ws;
+  init_params(m, 7, p);
+  Teacher teacher(shape, 8);
+  const int rows = 64;
+  std::vector<float> x(std::size_t(rows) * shape.inputs), y(std::size_t(rows) * shape.outputs);
+  double first = 0, last = 0;
+  for (int step = 1; step <= 200; ++step) {
+    teacher.batch(std::uint64_t(step), 0, rows, x.data(), y.data());
+    std::vector<float> grad(m.params(), 0.0f);
+    const double loss = loss_and_grad_cpu(m, p.data(), x.data(), y.data(), rows, grad.data(), ws);
+    if (step == 1) first = loss;
+    last = loss;
+    adamw_cpu(AdamW{}, step, 1.0f / rows, p, grad, mom, var);
+  }
+  EXPECT_LT(last, 0.2 * first) << "first " << first << ", last " << last;
+}
+
+TEST(MlpCpu, ABadShapeIsNamed) {
+  try {
+    MlpLayout m(MlpShape{8, 0, 2, 4});
+    FAIL() << "a zero width was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("model width"), std::string::npos) << e.what();
+  }
+}
