@@ -2,7 +2,11 @@
 // real replicas in host memory, so data really moves between them).
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <cstring>
+#include <functional>
 #include <numeric>
+#include <thread>
 
 #include "baton/devices.hpp"
 #include "baton/runtime.hpp"
@@ -92,4 +96,86 @@ TEST(Coherence, BuffersOutliveTheirRuntimeWithTheirData) {
   ASSERT_EQ(y.size(), 4096u);
   auto hy = y.read();
   for (std::size_t i = 0; i < hy.size(); ++i) ASSERT_FLOAT_EQ(hy[i], float(i));
+}
+
+namespace {
+
+// An event completed by hand, and a device whose host transfers behave as a
+// GPU's do on pageable memory: write() reads the host bytes at once, read()
+// lands them only when its event completes.
+struct HandEvent final : Event {
+  std::atomic<bool> done{false};
+  std::function<void()> on_done;
+  void complete() {
+    if (on_done) on_done();
+    done.store(true, std::memory_order_release);
+  }
+  void wait() override {
+    while (!ready()) std::this_thread::yield();
+  }
+  bool ready() override { return done.load(std::memory_order_acquire); }
+};
+
+class HandDevice final : public Device {
+ public:
+  explicit HandDevice(MemoryNode node) : Device(info_for(node)), queue_(*this) {}
+  DeviceMemory allocate(std::size_t bytes) override {
+    memory_.push_back(std::vector<char>(bytes));
+    return DeviceMemory{memory_.back().data(), 0, bytes};
+  }
+  void release(DeviceMemory) override {}
+  Queue& queue(QueueRole) override { return queue_; }
+  std::shared_ptr<HandEvent> next_event = std::make_shared<HandEvent>();
+
+ private:
+  static DeviceInfo info_for(MemoryNode node) {
+    DeviceInfo i;
+    i.name = "hand" + std::to_string(node);
+    i.memory_node = node;
+    return i;
+  }
+  struct HandQueue final : Queue {
+    explicit HandQueue(HandDevice& d) : dev(d) {}
+    void write(DeviceMemory dst, std::size_t off, const void* host, std::size_t bytes,
+               HostKind) override {
+      std::memcpy(static_cast<char*>(dst.ptr) + off, host, bytes);
+    }
+    void read(void* host, DeviceMemory src, std::size_t off, std::size_t bytes, HostKind) override {
+      const char* from = static_cast<const char*>(src.ptr) + off;
+      dev.next_event->on_done = [host, from, bytes] { std::memcpy(host, from, bytes); };
+    }
+    void copy(DeviceMemory, std::size_t, DeviceMemory, std::size_t, std::size_t) override {}
+    void launch(const Kernel&, Span, const KernelArgs&) override {}
+    EventPtr record() override { return dev.next_event; }
+    void wait(const EventPtr&) override {}
+    void finish() override {}
+    HandDevice& dev;
+  };
+  std::vector<std::vector<char>> memory_;
+  HandQueue queue_;
+};
+
+}  // namespace
+
+// A write-back still landing in pageable host memory is waited for before
+// another device copies those bytes from there.
+TEST(Coherence, APageableCopyWaitsForBytesStillLandingAtHome) {
+  HandDevice a(1), b(2);
+  BufferState buf(64, nullptr);
+  std::memset(buf.host(), 0, 64);
+  std::vector<EventPtr> waits;
+  buf.acquire(a, a.queue(QueueRole::copy_in), 0, 64, waits);
+  std::memset(buf.replica(a).ptr, 7, 64);  // a computed: 7s
+  buf.written(a, 0, 64, nullptr);
+  buf.write_back(a, a.queue(QueueRole::copy_out), 0, 64, nullptr);  // lands on complete()
+  std::thread later([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    a.next_event->complete();
+  });
+  waits.clear();
+  buf.acquire(b, b.queue(QueueRole::copy_in), 0, 64, waits);
+  later.join();
+  b.next_event->complete();  // b's copy in (done already: its write copies at once)
+  const auto* rb = static_cast<const unsigned char*>(buf.replica(b).ptr);
+  for (int i = 0; i < 64; ++i) ASSERT_EQ(rb[i], 7) << "byte " << i << " was read before it landed";
 }

@@ -116,6 +116,12 @@ Transfer BufferState::acquire(Device& dev, Queue& q, std::uint64_t b, std::uint6
           const Span take{at_byte, std::min(gap.end, piece.end)};
           at_byte = take.end;
           Replica& src = replicas_[from];
+          if (from == kHostNode && ready && host_kind() == HostKind::pageable && !ready->ready()) {
+            // A copy from pageable memory reads it on the CPU at once, not
+            // in queue order: bytes still landing there are waited for first.
+            staging.push_back(ready);
+            continue;
+          }
           if (ready) q.wait(ready);
           if (from == kHostNode) {
             q.write(dst.memory, take.begin, host + take.begin, take.size(), host_kind());
