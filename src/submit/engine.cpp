@@ -423,6 +423,10 @@ void Engine::issued(TaskRecord* t, const EventPtr& done, int device, Worker& fro
     s->waits.push_back({done, device});
   }
   release(successors, &from);
+  // The record keeps the capacity for its next task: no allocation per task.
+  // Nothing else touches an issued task's successors.
+  successors.clear();
+  t->successors.swap(successors);
 }
 
 void Engine::finished(TaskRecord* t, Worker& by, double seconds) {
