@@ -143,6 +143,7 @@ Transfer BufferState::acquire(Device& dev, Queue& q, std::uint64_t b, std::uint6
           if (ready && std::find(waits.begin(), waits.end(), ready) == waits.end())
             waits.push_back(ready);
         });
+        t.memory = dst.memory;
         return t;
       }
     }

@@ -99,9 +99,12 @@ void prepare(Device& dev, const std::vector<RunArg>& args, Span items, Prepared&
     l.element_size = a.buffer.element_size;
     if (reads(a.buffer.mode)) {
       const Span r = byte_region(a.buffer, items);
-      p.bytes_in += s.acquire(dev, copy_in, r.begin, r.end, p.waits).bytes_in;
+      const Transfer t = s.acquire(dev, copy_in, r.begin, r.end, p.waits);
+      p.bytes_in += t.bytes_in;
+      l.memory = t.memory;
+    } else {
+      l.memory = s.replica(dev);
     }
-    l.memory = s.replica(dev);
   }
 }
 
