@@ -32,7 +32,7 @@ class CudaQueue final : public Queue {
   CudaQueue(std::shared_ptr<Context> ctx, ModuleCache& modules, std::string where);
   ~CudaQueue() override;
 
-  // Pinned or device-visible host memory is copied by DMA straight away;
+  // Host memory the caller says is pinned is copied by DMA straight away;
   // pageable memory goes through the staging ring (and read() then returns
   // only once the data has landed).
   void write(DeviceMemory dst, std::size_t dst_offset, const void* host, std::size_t bytes,
