@@ -195,3 +195,28 @@ TEST(PoliciesSim, ChunksAreNoSmallerThanWhatADeviceRunsAtOnce) {
     EXPECT_LE(narrow->span.size(), 100u) << name;
   }
 }
+
+// A fast device whose worker starts a little late keeps its first share: a
+// slow thief that would finish half of it after the owner finished the lot
+// takes nothing; once the owner has started, stealing is as before.
+TEST(PoliciesSim, WsLeavesALateStartersShareAlone) {
+  detail::MachineView machine;
+  machine.devices = 2;
+  machine.paths.assign(2, std::vector<PathCost>(2));
+  detail::Plan plan;
+  plan.items = 100000;
+  plan.max_chunk = 1000;
+  plan.min_chunk = 10;
+  plan.weights = {8.0, 1e-12};  // the thief's first share is empty
+  plan.paths = &machine.paths;
+  auto policy = detail::find_policy("ws").make(machine);
+  auto source = policy->make_chunk_source();
+  source->start(plan);
+  source->completed(0, Span{0, 8000}, 0.001);  // 8e6 items/s
+  source->completed(1, Span{0, 1000}, 0.001);  // 1e6 items/s
+  EXPECT_FALSE(source->next(1)) << "stole from a device that had not started";
+  ASSERT_TRUE(source->next(0));
+  auto stolen = source->next(1);
+  ASSERT_TRUE(stolen) << "once the owner runs, an idle device steals";
+  EXPECT_EQ(stolen->victim, 0);
+}

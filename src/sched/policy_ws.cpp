@@ -214,13 +214,16 @@ class WsSource final : public ChunkSource {
 
   // Stealing about half of v's queue pays when the thief finishes it before
   // v would have finished the lot, the data's transfer included (ws-topo). ws
-  // asks only at the tail, where a slow device taking the last heavy items of
-  // a fast one would end last: before that, rates may be stale (a device that
-  // just slowed down still looks fast) and stealing is what adapts to it.
+  // asks at the tail, where a slow device taking the last heavy items of a
+  // fast one would end last, and before v has started its share, which is
+  // then still the first split's (a worker that starts a little late is not
+  // a slow device). In between, rates may be stale (a device that just
+  // slowed down still looks fast) and stealing is what adapts to it.
   bool pays(int thief, int v) const {
     const std::int64_t units = devs_[v].queued.load(std::memory_order_relaxed);
     const double queued = double(units) * double(quantum_);
-    if (!topo_ && queued > double(plan_.max_chunk)) return true;
+    const bool untouched = devs_[v].started.load(std::memory_order_relaxed) == 0;
+    if (!topo_ && queued > double(plan_.max_chunk) && !untouched) return true;
     std::vector<double>& r = devs_[thief].rates;
     effective_rates(plan_.weights, rates_, r);
     if (!(r[thief] > 0) || !(r[v] > 0)) return true;
