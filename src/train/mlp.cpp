@@ -1,7 +1,8 @@
 #include "train/mlp.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <cstdio>
+#include <string>
 
 #include "baton/error.hpp"
 #include "train/random.hpp"
@@ -35,19 +36,6 @@ std::size_t MlpLayout::workspace(int rows) const {
     widest = std::max(widest, std::size_t(l.out));
   }
   return std::size_t(rows) * (per_row + 2 * widest);
-}
-
-double MlpLayout::flops_per_sample() const {
-  double macs = 0;
-  for (const Layer& l : layers_) macs += double(l.in) * double(l.out);
-  return 2 * 3 * macs;  // forward, and backward's two products
-}
-
-std::string MlpLayout::describe() const {
-  char text[128];
-  std::snprintf(text, sizeof text, "%d -> %d x %d -> %d, %.3g M parameters", shape_.inputs,
-                shape_.depth, shape_.width, shape_.outputs, double(params_) * 1e-6);
-  return text;
 }
 
 void init_params(const MlpLayout& layout, std::uint64_t seed, std::span<float> params) {

@@ -9,7 +9,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <string>
 #include <vector>
 
 namespace baton::train {
@@ -37,9 +36,6 @@ class MlpLayout {
   std::size_t params() const { return params_; }
   // Floats of scratch a micro-batch of `rows` needs for forward and backward.
   std::size_t workspace(int rows) const;
-  // Multiply-adds of forward and backward for one sample (3x the forward's).
-  double flops_per_sample() const;
-  std::string describe() const;  // "64 -> 2 x 256 -> 16, 21 k parameters"
 
  private:
   MlpShape shape_;

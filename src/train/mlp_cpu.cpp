@@ -2,7 +2,9 @@
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace baton::train {
 
