@@ -27,25 +27,25 @@ else()
 endif()
 
 find_package(PkgConfig QUIET)
-if(PkgConfig_FOUND)
-  pkg_check_modules(HWLOC QUIET IMPORTED_TARGET hwloc)
-endif()
-if(HWLOC_FOUND)
-  set(BATON_HAVE_HWLOC ON)
-  message(STATUS "baton: hwloc topology discovery on")
-else()
-  set(BATON_HAVE_HWLOC OFF)
-  message(STATUS "baton: hwloc compiled out (libhwloc-dev): topology falls back to /sys")
-endif()
 
-# The training layer's host math runs on OpenBLAS (libopenblas-dev).
-if(PkgConfig_FOUND)
-  pkg_check_modules(OPENBLAS QUIET IMPORTED_TARGET openblas)
-endif()
-if(OPENBLAS_FOUND)
-  set(BATON_HAVE_OPENBLAS ON)
-  message(STATUS "baton: training layer on (OpenBLAS ${OPENBLAS_VERSION})")
-else()
-  set(BATON_HAVE_OPENBLAS OFF)
-  message(STATUS "baton: training layer compiled out: no OpenBLAS (libopenblas-dev)")
-endif()
+# baton_optional_package(<PREFIX> <pkg-config module> <on message> <off message>):
+# imports PkgConfig::<PREFIX> where pkg-config finds the module and sets
+# BATON_HAVE_<PREFIX> ON or OFF, saying which.
+function(baton_optional_package prefix module on off)
+  if(PkgConfig_FOUND)
+    pkg_check_modules(${prefix} QUIET IMPORTED_TARGET GLOBAL ${module})
+  endif()
+  if(${prefix}_FOUND)
+    set(BATON_HAVE_${prefix} ON PARENT_SCOPE)
+    message(STATUS "baton: ${on}")
+  else()
+    set(BATON_HAVE_${prefix} OFF PARENT_SCOPE)
+    message(STATUS "baton: ${off}")
+  endif()
+endfunction()
+
+baton_optional_package(HWLOC hwloc "hwloc topology discovery on"
+  "hwloc compiled out (libhwloc-dev): topology falls back to /sys")
+# The training layer's host math runs on OpenBLAS.
+baton_optional_package(OPENBLAS openblas "training layer on (OpenBLAS)"
+  "training layer compiled out: no OpenBLAS (libopenblas-dev)")

@@ -98,9 +98,10 @@ Transfer BufferState::acquire(Device& dev, Queue& q, std::uint64_t b, std::uint6
   const MemoryNode node = dev.info().memory_node;
   Transfer t;
   for (;;) {
-    // Pieces with no direct path go home first; the wait for them happens
-    // without the lock (on virtual time, a worker waiting on a mutex would
-    // keep the clock from moving), then the gaps are looked at again.
+    // Pieces with no direct path go home first, and pageable pieces still
+    // landing at home must land; the wait for them happens without the lock
+    // (on virtual time, a worker waiting on a mutex would keep the clock
+    // from moving), then the gaps are looked at again.
     std::vector<EventPtr> staging;
     {
       std::lock_guard lock(mu_);

@@ -29,6 +29,12 @@ int width_of(int bytes) {
             "read and one written per 8)");
 }
 
+RunStats median_run(std::vector<RunStats> runs) {
+  std::sort(runs.begin(), runs.end(),
+            [](const auto& a, const auto& b) { return a.makespan_s < b.makespan_s; });
+  return runs[runs.size() / 2];
+}
+
 BalanceCase::BalanceCase(Runtime& rt, const Shape& shape)
     : rt_(rt),
       shape_(shape),

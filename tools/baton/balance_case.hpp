@@ -21,6 +21,8 @@ struct Shape {
 
 // Floats read and written per item for `bytes`; throws Error(invalid_argument).
 int width_of(int bytes);
+// The run of median makespan among `runs` (not empty): what a policy's row reports.
+RunStats median_run(std::vector<RunStats> runs);
 
 class BalanceCase {
  public:

@@ -120,9 +120,7 @@ void run_balance(const BalanceArgs& args) {
       }
       reps.push_back(run);
     }
-    std::sort(reps.begin(), reps.end(),
-              [](const auto& x, const auto& y) { return x.makespan_s < y.makespan_s; });
-    results.push_back(reps[reps.size() / 2]);  // the median run
+    results.push_back(median_run(std::move(reps)));
   }
   progress_done();
 

@@ -82,14 +82,6 @@ struct Row {
   std::vector<RunStats> runs;  // per policy, the median
 };
 
-RunStats median_run(BalanceCase& work, const std::string& policy, int repeat) {
-  std::vector<RunStats> reps;
-  for (int r = 0; r < repeat; ++r) reps.push_back(work.run(policy));
-  std::sort(reps.begin(), reps.end(),
-            [](const auto& a, const auto& b) { return a.makespan_s < b.makespan_s; });
-  return reps[reps.size() / 2];
-}
-
 void run_sweep(const SweepArgs& args) {
   if (args.repeat < 1) raise(Errc::invalid_argument, "--repeat", "must be at least 1");
   if (!(args.max_gib > 0)) raise(Errc::invalid_argument, "--max-gib", "must be above 0");
@@ -123,7 +115,9 @@ void run_sweep(const SweepArgs& args) {
                            "] " + std::to_string(it) + " fma, " + std::to_string(b) + " B, " +
                            std::to_string(row.shape.items) + " items:";
         for (const auto& p : policies) {
-          row.runs.push_back(median_run(work, p, args.repeat));
+          std::vector<RunStats> reps;
+          for (int r = 0; r < args.repeat; ++r) reps.push_back(work.run(p));
+          row.runs.push_back(median_run(std::move(reps)));
           line += " " + p + " " + fixed(100 * row.runs.back().efficiency, 1) + "% in " +
                   fixed(row.runs.back().makespan_s * 1e3, 1) + " ms";
         }

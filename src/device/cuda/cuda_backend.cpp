@@ -44,8 +44,10 @@ DeviceInfo base_info(const Gpu& gpu) {
   return info;
 }
 
-// Buffers' host memory becomes pinned once a GPU is open.
+// Buffers' host memory becomes pinned once a GPU is open (the first GPU's
+// offer serves them all: pinned memory is portable to every context).
 void offer_pinned_memory(const std::shared_ptr<Gpu>& gpu, BackendContext& ctx) {
+  if (ctx.host_memory()) return;
   const double gb = ctx.options().pinned_limit_gb;
   const std::uint64_t limit =
       gb > 0 ? std::uint64_t(gb * double(1ull << 30)) : ctx.host().memory_bytes / 2;
