@@ -19,6 +19,7 @@
 #include "baton/devices.hpp"
 #include "baton/kernel.hpp"
 #include "baton/options.hpp"
+#include "baton/per_device.hpp"
 #include "baton/stats.hpp"
 #include "baton/task.hpp"
 
@@ -68,6 +69,19 @@ class Runtime {
   Buffer<T> wrap(std::span<T> memory) {
     static_assert(std::is_trivially_copyable_v<T>, "buffers hold trivially copyable elements");
     return Buffer<T>(wrap_memory(memory.data(), memory.size(), sizeof(T)), memory.size());
+  }
+  // n elements on each device that touches it, zeroed (see per_device.hpp).
+  template <class T>
+  PerDevice<T> per_device(std::size_t n) {
+    static_assert(std::is_trivially_copyable_v<T>, "buffers hold trivially copyable elements");
+    return PerDevice<T>(make_per_device(n, sizeof(T)), n);
+  }
+  // Device `device`'s instance of `b`, once the tasks that write it are done.
+  template <class T>
+  std::vector<T> read(const PerDevice<T>& b, int device) {
+    std::vector<T> out(b.size());
+    read_instance(*b.state(), device, out.data());
+    return out;
   }
   // How buffers' host memory is allocated ("pageable", "pinned ...").
   std::string host_memory() const { return set_.host_memory->describe(); }
@@ -133,6 +147,8 @@ class Runtime {
   std::shared_ptr<detail::BufferState> make_buffer(std::size_t n, std::size_t element_size);
   std::shared_ptr<detail::BufferState> wrap_memory(void* p, std::size_t n,
                                                    std::size_t element_size);
+  std::shared_ptr<detail::BufferState> make_per_device(std::size_t n, std::size_t element_size);
+  void read_instance(detail::BufferState& state, int device, void* out);
   std::shared_ptr<detail::BufferState> keep(std::shared_ptr<detail::BufferState> state);
   Task submit_packed(Range range, const Kernel& kernel, Packed& p, bool keep);
   RunStats run_packed(Range range, const Kernel& kernel, Packed& p);

@@ -33,6 +33,16 @@ BufferState::BufferState(void* user, std::size_t bytes, const void* owner, HostA
   replicas_[0].valid.assign(0, bytes, nullptr);
 }
 
+BufferState::BufferState(PerDeviceTag, std::size_t bytes, const void* owner, HostAccessGuard* guard)
+    : bytes_(bytes),
+      owner_(owner),
+      guard_(guard),
+      user_memory_(true),  // no host copy to free
+      host_(nullptr),
+      instances_(std::make_unique<DeviceInstances>(bytes)) {
+  replicas_.resize(1);
+}
+
 BufferState::~BufferState() {
   // Copies queued for coherence (home, or behind a task) may still read or
   // write this memory: they land before it goes.
@@ -207,14 +217,27 @@ void BufferState::settle() {
   for (auto& r : replicas_) r.valid.settle();
 }
 
+void BufferState::read_instance(Device& dev, int index, void* out) {
+  const std::uint64_t b = std::uint64_t(index) * bytes_;
+  if (guard_) guard_->before_host_access(*this, b, b + bytes_, false);
+  instances_->read(dev, out);
+}
+
 void* BufferState::host_access(bool for_write) {
-  if (guard_) guard_->before_host_access(*this, for_write);
+  if (instances_)
+    raise(Errc::invalid_argument, "buffer",
+          "a per-device buffer has no host copy: read one device's instance");
+  if (guard_) guard_->before_host_access(*this, 0, bytes_, for_write);
   acquire_host(0, bytes_, for_write);
   return host_;
 }
 
 void BufferState::detach_devices() {
   guard_ = nullptr;
+  if (instances_) {
+    instances_->release_all();
+    return;
+  }
   // Bytes lost with a failed device stay as they are in host memory.
   {
     std::lock_guard lock(mu_);

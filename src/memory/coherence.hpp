@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "baton/device.hpp"
+#include "memory/device_instances.hpp"
 #include "memory/interval_map.hpp"
 
 namespace baton::detail {
@@ -30,7 +31,9 @@ class BufferState;
 class HostAccessGuard {
  public:
   virtual ~HostAccessGuard() = default;
-  virtual void before_host_access(BufferState& buffer, bool for_write) = 0;
+  // Bytes [b, e) of the buffer as tasks' accesses name them (byte_region).
+  virtual void before_host_access(BufferState& buffer, std::uint64_t b, std::uint64_t e,
+                                  bool for_write) = 0;
 };
 
 class BufferState {
@@ -44,12 +47,21 @@ class BufferState {
   // registered with `host_memory` (pinned in place) where that can be done.
   BufferState(void* user, std::size_t bytes, const void* owner, HostAccessGuard* guard,
               std::shared_ptr<HostAllocator> host_memory);
+  // A per-device buffer (PerDevice<T>): no host copy and no coherence, an
+  // instance of `bytes` on each device that touches it (DeviceInstances).
+  struct PerDeviceTag {};
+  BufferState(PerDeviceTag, std::size_t bytes, const void* owner, HostAccessGuard* guard);
   ~BufferState();
   BufferState(const BufferState&) = delete;
   BufferState& operator=(const BufferState&) = delete;
 
   std::size_t bytes() const { return bytes_; }
   const void* owner() const { return owner_; }
+  // Null unless this is a per-device buffer.
+  DeviceInstances* instances() const { return instances_.get(); }
+  // Per-device buffers: a copy of device `index`'s instance (`dev`), once the
+  // tasks that write it are done.
+  void read_instance(Device& dev, int index, void* out);
   void* host() { return host_; }
 
   // The replica on `dev`'s node, allocated on first use.
@@ -120,6 +132,7 @@ class BufferState {
   std::vector<Replica> replicas_;  // index = memory node
   IntervalMap lost_;               // bytes whose only copy died with a device
   std::string lost_why_;
+  std::unique_ptr<DeviceInstances> instances_;
 };
 
 }  // namespace baton::detail

@@ -56,6 +56,25 @@ std::shared_ptr<detail::BufferState> Runtime::make_buffer(std::size_t n, std::si
                                                     set_.host_memory));
 }
 
+std::shared_ptr<detail::BufferState> Runtime::make_per_device(std::size_t n,
+                                                              std::size_t element_size) {
+  if (element_size && n > SIZE_MAX / element_size)
+    raise(Errc::invalid_argument, "per-device buffer",
+          std::to_string(n) + " elements of " + std::to_string(element_size) +
+              " bytes overflow the address space");
+  return keep(std::make_shared<detail::BufferState>(detail::BufferState::PerDeviceTag{},
+                                                    n * element_size, this, engine_.get()));
+}
+
+void Runtime::read_instance(detail::BufferState& state, int device, void* out) {
+  if (state.owner() != this)
+    raise(Errc::invalid_argument, "read", "a buffer made by another Runtime was passed");
+  if (device < 0 || device >= int(set_.devices.size()))
+    raise(Errc::invalid_argument, "read",
+          "device " + std::to_string(device) + " of " + std::to_string(set_.devices.size()));
+  state.read_instance(*set_.devices[device], device, out);
+}
+
 std::shared_ptr<detail::BufferState> Runtime::wrap_memory(void* p, std::size_t n,
                                                           std::size_t element_size) {
   if (!p && n > 0) raise(Errc::invalid_argument, "buffer", "wrapped memory is null");

@@ -194,7 +194,8 @@ Task Engine::submit(Request r) {
     make_ready(t, nullptr);
     return Task{self.record->index, self.generation};
   }
-  accesses_of(t->args, {t->range.first, t->range.first + t->range.n}, accesses_);
+  accesses_of(t->args, {t->range.first, t->range.first + t->range.n}, t->pinned,
+              int(workers_.size()), accesses_);
   follows_.clear();
   tracker_.add(self, accesses_, follows_);
   for (const TaskRef& pred : follows_) depend(t, pred);
@@ -281,7 +282,7 @@ TaskShape Engine::shape(const TaskRecord* t, const std::vector<double>& weights,
   transfer.assign(workers_.size(), 0.0);
   const Span items{t->range.first, t->range.first + t->range.n};
   for (const RunArg& a : t->args) {
-    if (!a.is_buffer || a.buffer.mode == Access::out) continue;
+    if (!a.is_buffer || a.buffer.mode == Access::out || a.buffer.state->instances()) continue;
     const Span r = byte_region(a.buffer, items);
     BufferState& b = *a.buffer.state;
     // Where the bytes are: host memory unless some device node holds more of them.
@@ -645,11 +646,12 @@ RunStats Engine::wait_all() {
   return stats;
 }
 
-void Engine::before_host_access(BufferState& buffer, bool for_write) {
+void Engine::before_host_access(BufferState& buffer, std::uint64_t b, std::uint64_t e,
+                                bool for_write) {
   std::vector<TaskRef> users;
   {
     std::lock_guard lock(submit_mu_);
-    tracker_.users(&buffer, 0, buffer.bytes(), for_write, users);
+    tracker_.users(&buffer, b, e, for_write, users);
   }
   for (const TaskRef& u : users) {
     TaskRecord* t = u.record;

@@ -90,7 +90,8 @@ class Engine final : public HostAccessGuard {
   // Buffers made by the runtime: dropped node data and rehomed replicas
   // reach them when a device fails.
   void track(const std::shared_ptr<BufferState>& buffer);
-  void before_host_access(BufferState& buffer, bool for_write) override;
+  void before_host_access(BufferState& buffer, std::uint64_t b, std::uint64_t e,
+                          bool for_write) override;
 
   // ---- for the workers ----
   SchedulingPolicy& policy(const TaskRecord* t) { return *policies_[t->policy].instance; }

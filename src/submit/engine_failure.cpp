@@ -72,19 +72,24 @@ void Engine::device_failed(Worker& w, const std::string& cause, std::vector<Task
   live_devices_.fetch_sub(1);
   weights_epoch_.fetch_add(1, std::memory_order_release);
   // Its memory: another device on the same node serves it, else what only it
-  // holds is saved home where the device still answers.
+  // holds is saved home where the device still answers. Its instances of
+  // per-device buffers are its alone: they go with it.
+  std::vector<std::shared_ptr<BufferState>> buffers;
+  {
+    std::lock_guard lock(buffers_mu_);
+    for (auto& b : buffers_)
+      if (auto s = b.lock()) buffers.push_back(std::move(s));
+  }
+  for (auto& b : buffers)
+    if (DeviceInstances* local = b->instances())
+      local->drop_device(w.device(), name + ": " + cause);
   const MemoryNode node = w.device().info().memory_node;
   if (node != kHostNode) {
     Device* heir = nullptr;
     for (auto& o : workers_)
       if (o->alive() && o->device().info().memory_node == node) heir = &o->device();
-    std::vector<std::shared_ptr<BufferState>> buffers;
-    {
-      std::lock_guard lock(buffers_mu_);
-      for (auto& b : buffers_)
-        if (auto s = b.lock()) buffers.push_back(std::move(s));
-    }
     for (auto& b : buffers) {
+      if (b->instances()) continue;
       if (heir)
         b->rehome(node, *heir);
       else

@@ -44,6 +44,7 @@ void check_args(const Kernel& kernel, const std::vector<RunArg>& args, Range ran
     if (!b.state) raise(Errc::invalid_argument, where(), "empty buffer");
     if (b.state->owner() != owner)
       raise(Errc::invalid_argument, where(), "a buffer made by another Runtime was passed");
+    if (b.state->instances()) continue;  // baton::local(): each device's instance, whole
     const std::uint64_t elements = b.state->bytes() / b.element_size;
     if (b.part.per_item == 0) {
       const bool whole = b.part.begin == 0 && b.part.end == kMax;
@@ -65,10 +66,18 @@ void check_args(const Kernel& kernel, const std::vector<RunArg>& args, Range ran
   }
 }
 
-void accesses_of(const std::vector<RunArg>& args, Span items, std::vector<ByteAccess>& out) {
+void accesses_of(const std::vector<RunArg>& args, Span items, int pinned, int devices,
+                 std::vector<ByteAccess>& out) {
   out.clear();
   for (const RunArg& a : args) {
     if (!a.is_buffer) continue;
+    if (a.buffer.state->instances()) {
+      const std::uint64_t n = a.buffer.state->bytes();
+      const std::uint64_t first = pinned >= 0 ? std::uint64_t(pinned) : 0;
+      const std::uint64_t count = pinned >= 0 ? 1 : std::uint64_t(devices);
+      out.push_back({a.buffer.state.get(), first * n, (first + count) * n, true});
+      continue;
+    }
     const Span r = byte_region(a.buffer, items);
     out.push_back({a.buffer.state.get(), r.begin, r.end, writes(a.buffer.mode)});
   }
@@ -97,7 +106,9 @@ void prepare(Device& dev, const std::vector<RunArg>& args, Span items, Prepared&
     LaunchArg& l = p.launch[i];
     l.kind = LaunchArg::Kind::buffer;
     l.element_size = a.buffer.element_size;
-    if (reads(a.buffer.mode)) {
+    if (DeviceInstances* local = s.instances()) {
+      l.memory = local->acquire(dev, copy_in, p.waits);
+    } else if (reads(a.buffer.mode)) {
       const Span r = byte_region(a.buffer, items);
       const Transfer t = s.acquire(dev, copy_in, r.begin, r.end, p.waits);
       p.bytes_in += t.bytes_in;
@@ -113,7 +124,7 @@ std::uint64_t record_writes(Device& dev, const std::vector<RunArg>& args, Span i
   const bool remote = dev.info().memory_node != kHostNode;
   std::uint64_t out = 0;
   for (const RunArg& a : args) {
-    if (!a.is_buffer || !writes(a.buffer.mode)) continue;
+    if (!a.is_buffer || !writes(a.buffer.mode) || a.buffer.state->instances()) continue;
     BufferState& s = *a.buffer.state;
     const Span r = byte_region(a.buffer, items);
     s.written(dev, r.begin, r.end, remote ? done : nullptr);

@@ -22,8 +22,11 @@ void check_args(const Kernel& kernel, const std::vector<RunArg>& args, Range ran
 // The bytes of `b` that items `span` touch.
 Span byte_region(const BufferArg& b, Span span);
 
-// The accesses of a task over `items`, for the dependency tracker.
-void accesses_of(const std::vector<RunArg>& args, Span items, std::vector<ByteAccess>& out);
+// The accesses of a task over `items`, for the dependency tracker. The
+// instances of a per-device buffer count as `devices` consecutive pieces: a
+// task pinned to one device touches its instance's, any other all of them.
+void accesses_of(const std::vector<RunArg>& args, Span items, int pinned, int devices,
+                 std::vector<ByteAccess>& out);
 
 // Bytes one item moves in the buffers read per item (for ws-topo).
 double bytes_per_item(const std::vector<RunArg>& args);

@@ -1,6 +1,7 @@
 #include "workloads/balance_kernels.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 #ifdef BATON_HAVE_CUDA
 #include "device/cuda/builtin_fatbin.hpp"
@@ -89,6 +90,15 @@ Kernel count_kernel() {
     for (std::uint64_t i = s.begin; i < s.end; ++i) c[i] += 1;
   });
   add_gpu_code(k, "baton_count");
+  return k;
+}
+
+Kernel tally_kernel() {
+  Kernel k("tally");
+  k.cpu([](Span s, const KernelArgs& a) {
+    std::atomic_ref<int>(*a.ptr<int>(0)).fetch_add(int(s.size()), std::memory_order_relaxed);
+  });
+  add_gpu_code(k, "baton_tally");
   return k;
 }
 

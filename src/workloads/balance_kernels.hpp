@@ -21,6 +21,9 @@ Kernel fma_rows_kernel(int iters_for_sim_cost, int width, bool with_cpu = true);
 Kernel saxpy_kernel();
 // c[i] += 1: each item counts how often it ran. Arguments: inout(int c).
 Kernel count_kernel();
+// c[0] += 1 atomically per item: how many items ran where, into a per-device
+// buffer. Arguments: local(int c).
+Kernel tally_kernel();
 // Does nothing: for measuring per-chunk overhead. No arguments.
 Kernel empty_kernel();
 

@@ -44,3 +44,9 @@ extern "C" __global__ void baton_count(unsigned long long begin, unsigned long l
   if (i >= end) return;
   c[i] += 1;
 }
+
+extern "C" __global__ void baton_tally(unsigned long long begin, unsigned long long end, int* c) {
+  const unsigned long long i = begin + blockIdx.x * 256ull + threadIdx.x;
+  if (i >= end) return;
+  atomicAdd(c, 1);
+}

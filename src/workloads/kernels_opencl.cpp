@@ -43,6 +43,12 @@ __kernel void baton_count(ulong begin, ulong end, __global int* c) {
   c[i] += 1;
 }
 
+__kernel void baton_tally(ulong begin, ulong end, __global int* c) {
+  const ulong i = begin + get_global_id(0);
+  if (i >= end) return;
+  atomic_inc(c);
+}
+
 __kernel void baton_empty(ulong begin, ulong end) {
   (void)begin;
   (void)end;

@@ -173,6 +173,37 @@ TEST_P(Conformance, EachItemRunsExactlyOnceUnderRandomTiming) {
   }
 }
 
+// Per-device buffers: under every policy, the chunks each device ran add
+// into its own instance, which starts zeroed and ends holding exactly the
+// items RunStats counts for it; tasks pinned to one device touch only its
+// instance.
+TEST_P(Conformance, EachDeviceAddsIntoItsOwnInstance) {
+  CONFORMANCE_OPEN(rt);
+  Kernel tally = workloads::tally_kernel();
+  const int devices = int(rt->devices().size());
+  for (const std::string& policy : policy_list()) {
+    auto counts = rt->per_device<int>(1);
+    const std::uint64_t n = 20000;
+    const RunStats s = rt->parallel_for(Range{n}, tally, local(counts), Policy::by_name(policy));
+    std::uint64_t sum = 0;
+    for (int d = 0; d < devices; ++d) {
+      const int mine = rt->read(counts, d)[0];
+      EXPECT_EQ(std::uint64_t(mine), s.devices[d].items) << policy << " device " << d;
+      sum += std::uint64_t(mine);
+    }
+    EXPECT_EQ(sum, n) << policy;
+    for (int d = 0; d < devices; ++d)
+      rt->submit(Range{std::uint64_t(d) + 1}, tally, local(counts), on(d));
+    rt->wait_all();
+    for (int d = 0; d < devices; ++d)
+      EXPECT_EQ(std::uint64_t(rt->read(counts, d)[0]), s.devices[d].items + std::uint64_t(d) + 1)
+          << policy << " device " << d;
+  }
+  auto untouched = rt->per_device<float>(3);
+  EXPECT_EQ(rt->read(untouched, 0), std::vector<float>(3, 0.0f));
+  EXPECT_THROW(rt->read(untouched, devices), Error);
+}
+
 // Producer and consumer pinned to different devices: the consumer follows
 // the producer by an event its queue waits for (or, where the two devices
 // cannot, once the producer is done), and sees its results.
