@@ -24,8 +24,10 @@ DeviceMemory DeviceInstances::acquire(Device& dev, Queue& q, std::vector<EventPt
   for (Instance& i : instances_)
     if (i.device == &dev) {
       if (i.zeroed) {
-        if (!i.zeroed->ready()) waits.push_back(i.zeroed);
-        else i.zeroed = nullptr;
+        if (!i.zeroed->ready())
+          waits.push_back(i.zeroed);
+        else
+          i.zeroed = nullptr;
       }
       return i.memory;
     }
@@ -50,7 +52,8 @@ void DeviceInstances::read(Device& dev, void* out) {
   {
     std::lock_guard lock(mu_);
     for (const auto& [lost, why] : lost_)
-      if (lost == &dev) raise(Errc::device_failed, dev.name(), "its per-device data is lost: " + why);
+      if (lost == &dev)
+        raise(Errc::device_failed, dev.name(), "its per-device data is lost: " + why);
     for (const Instance& i : instances_)
       if (i.device == &dev) found = i;
   }

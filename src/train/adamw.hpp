@@ -1,6 +1,7 @@
 // AdamW (decoupled weight decay, Loshchilov & Hutter) on fp32 master weights.
 #pragma once
 
+#include <cmath>
 #include <span>
 
 namespace baton::train {
@@ -9,8 +10,31 @@ struct AdamW {
   float lr = 1e-3f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f, weight_decay = 0.01f;
 };
 
-// Step `step` (from 1) with gradient grad * scale (scale: 1 / global batch
-// turns summed gradients into the mean's); m and v are the moment estimates.
+// What one step of AdamW needs besides the hyper-parameters: the gradient's
+// scale (1 / global batch turns summed gradients into the mean's) and the bias
+// corrections 1 - beta^step. Both halves are 16 bytes: kernel scalars.
+struct AdamWStep {
+  float weight_decay = 0, scale = 1, correction1 = 1, correction2 = 1;
+};
+struct AdamWRates {
+  float lr = 0, beta1 = 0, beta2 = 0, eps = 0;
+};
+AdamWRates rates_of(const AdamW& opt);
+// Step `step` (from 1); throws Error(invalid_argument) below 1.
+AdamWStep step_of(const AdamW& opt, int step, float scale);
+
+// One parameter's update from its summed gradient g. Every backend's
+// optimizer kernel computes exactly this, in this order.
+inline void adamw_update(const AdamWRates& r, const AdamWStep& s, float g, float& p, float& m,
+                         float& v) {
+  g *= s.scale;
+  m = r.beta1 * m + (1.0f - r.beta1) * g;
+  v = r.beta2 * v + (1.0f - r.beta2) * g * g;
+  const float update = (m / s.correction1) / (std::sqrt(v / s.correction2) + r.eps);
+  p -= r.lr * (update + s.weight_decay * p);
+}
+
+// The update over whole arrays, on the host.
 void adamw_cpu(const AdamW& opt, int step, float scale, std::span<float> params,
                std::span<const float> grad, std::span<float> m, std::span<float> v);
 

@@ -9,6 +9,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   baton::cli::add_devices_command(app);
   baton::cli::add_bench_command(app);
+#ifdef BATON_HAVE_TRAIN
+  baton::cli::add_train_command(app);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

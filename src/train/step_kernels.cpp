@@ -1,0 +1,97 @@
+#include "train/step_kernels.hpp"
+
+#include <array>
+#include <mutex>
+#include <vector>
+
+#include "baton/error.hpp"
+#include "train/adamw.hpp"
+#include "train/mlp_cpu.hpp"
+
+namespace baton::train {
+
+namespace {
+
+// The threads of one cpu device run pieces of a chunk side by side; each
+// sums its piece apart and adds it into the device's accumulator under one
+// of these locks.
+std::mutex& accumulator_lock(const void* accumulator) {
+  static std::array<std::mutex, 16> locks;
+  return locks[(reinterpret_cast<std::uintptr_t>(accumulator) >> 6) % locks.size()];
+}
+
+Kernel grad_kernel(const MlpLayout& layout, int micro_batch) {
+  Kernel k("train.grad");
+  k.cpu([layout](Span s, const KernelArgs& a) {
+    const std::uint64_t mb = a.value<std::uint32_t>(4);
+    const std::uint64_t rows = s.size() * mb, first_row = s.begin * mb;
+    if (rows > std::uint64_t(INT32_MAX))
+      raise(Errc::invalid_argument, "train.grad", "a chunk of more than 2^31 rows");
+    const std::size_t params = layout.params();
+    thread_local std::vector<float> grad, workspace;
+    grad.assign(params, 0.0f);
+    const double loss = loss_and_grad_cpu(
+        layout, a.ptr<float>(0), a.ptr<float>(1) + first_row * std::uint64_t(layout.shape().inputs),
+        a.ptr<float>(2) + first_row * std::uint64_t(layout.shape().outputs), int(rows), grad.data(),
+        workspace);
+    float* acc = a.ptr<float>(3);
+    std::lock_guard lock(accumulator_lock(acc));
+    for (std::size_t i = 0; i < params; ++i) acc[i] += grad[i];
+    acc[params] += float(loss);
+  });
+  const double per_micro_batch = flops_per_sample(layout) * micro_batch;
+  k.cost([per_micro_batch](Span s) { return per_micro_batch * double(s.size()); });
+  return k;
+}
+
+Kernel publish_kernel(const MlpLayout& layout) {
+  Kernel k("train.publish");
+  const std::size_t params = layout.params();
+  k.cpu([params](Span s, const KernelArgs& a) {
+    float* acc = a.ptr<float>(0);
+    float* slots = a.ptr<float>(1);
+    const PublishArgs p = a.value<PublishArgs>(3);
+    for (std::uint64_t i = s.begin; i < s.end; ++i) {
+      slots[i] = acc[i - p.first];
+      acc[i - p.first] = 0.0f;
+    }
+    if (s.begin == p.first) {
+      a.ptr<float>(2)[p.slot] = acc[params];
+      acc[params] = 0.0f;
+    }
+  });
+  k.cost([](Span s) { return double(s.size()); });
+  return k;
+}
+
+Kernel adamw_kernel() {
+  Kernel k("train.adamw");
+  k.cpu([](Span s, const KernelArgs& a) {
+    const float* slots = a.ptr<float>(0);
+    float *p = a.ptr<float>(1), *m = a.ptr<float>(2), *v = a.ptr<float>(3);
+    const AdamWRates r = a.value<AdamWRates>(4);
+    const AdamWStep st = a.value<AdamWStep>(5);
+    const SlotArgs sl = a.value<SlotArgs>(6);
+    for (std::uint64_t i = s.begin; i < s.end; ++i) {
+      float g = 0.0f;
+      for (std::uint32_t k = 0; k < sl.slots; ++k) g += slots[k * sl.stride + i];
+      adamw_update(r, st, g, p[i], m[i], v[i]);
+    }
+  });
+  k.cost([](Span s) { return 12.0 * double(s.size()); });
+  return k;
+}
+
+}  // namespace
+
+double flops_per_sample(const MlpLayout& layout) {
+  double macs = 0;
+  for (const Layer& l : layout.layers()) macs += double(l.in) * double(l.out);
+  return 6.0 * macs;
+}
+
+StepKernels make_step_kernels(const MlpLayout& layout, int micro_batch) {
+  return {grad_kernel(layout, micro_batch), publish_kernel(layout), adamw_kernel()};
+}
+
+}  // namespace baton::train

@@ -1,0 +1,168 @@
+#include "train/trainer.hpp"
+
+#include <cblas.h>
+
+#include <algorithm>
+
+#include "baton/error.hpp"
+
+namespace baton::train {
+
+namespace {
+
+void check_config(const TrainConfig& c, std::size_t devices) {
+  auto fail = [](const char* field, const std::string& why) {
+    raise(Errc::invalid_argument, field, why);
+  };
+  if (c.micro_batch < 1) fail("micro-batch", "must be at least 1");
+  if (c.batch < 1) fail("batch", "must be at least 1");
+  if (c.batch % c.micro_batch)
+    fail("batch", "the batch (" + std::to_string(c.batch) +
+                      ") must be a multiple of the micro-batch (" + std::to_string(c.micro_batch) +
+                      ")");
+  if (!(c.optimizer.lr > 0)) fail("lr", "must be positive");
+  for (int d : c.devices)
+    if (d < 0 || std::size_t(d) >= devices)
+      fail("devices",
+           "no device " + std::to_string(d) + " (there are " + std::to_string(devices) + ")");
+}
+
+}  // namespace
+
+Trainer::Trainer(Runtime& rt, TrainConfig config)
+    : rt_(rt),
+      config_(std::move(config)),
+      layout_(config_.shape),
+      teacher_(config_.shape, config_.seed),
+      kernels_(make_step_kernels(layout_, config_.micro_batch)) {
+  const auto& devs = rt_.devices();
+  check_config(config_, devs.size());
+  devices_ = config_.devices;
+  if (devices_.empty())
+    for (std::size_t d = 0; d < devs.size(); ++d)
+      if (kernels_.grad.runs_on(devs[d]->info().backend)) devices_.push_back(int(d));
+  std::sort(devices_.begin(), devices_.end());
+  devices_.erase(std::unique(devices_.begin(), devices_.end()), devices_.end());
+  if (devices_.empty()) raise(Errc::no_implementation, "train", "no device here can train");
+  for (int d : devices_)
+    if (!kernels_.grad.runs_on(devs[d]->info().backend))
+      raise(Errc::no_implementation, devs[d]->name(), "this build has no training code for it");
+  const std::uint64_t need = bytes_per_device();
+  auto mib = [](std::uint64_t b) { return std::to_string((b + (1 << 20) - 1) >> 20) + " MiB"; };
+  for (int d : devices_) {
+    const std::uint64_t has = devs[d]->info().memory_bytes;  // 0: not known
+    if (has > 0 && need > has)
+      raise(Errc::out_of_memory, devs[d]->name(),
+            "the model needs about " + mib(need) + " on each device; " + devs[d]->name() + " has " +
+                mib(has));
+  }
+  // A cpu device's threads are the parallelism: each runs its own GEMMs.
+  openblas_set_num_threads(1);
+
+  const std::size_t n = layout_.params();
+  params_ = rt_.buffer<float>(n);
+  m_ = rt_.buffer<float>(n);
+  v_ = rt_.buffer<float>(n);
+  init_params(layout_, config_.seed, params_.host());
+  std::fill(m_.host().begin(), m_.host().end(), 0.0f);
+  std::fill(v_.host().begin(), v_.host().end(), 0.0f);
+  accumulator_ = rt_.per_device<float>(n + 1);
+  slots_ = rt_.buffer<float>(n * devices_.size());
+  losses_ = rt_.buffer<float>(devices_.size());
+  const std::size_t b = std::size_t(config_.batch);
+  for (Batch& batch : batches_) {
+    batch.x = rt_.buffer<float>(b * std::size_t(config_.shape.inputs));
+    batch.y = rt_.buffer<float>(b * std::size_t(config_.shape.outputs));
+  }
+
+  // Micro-batches go to the devices taking part, first by peak figures; the
+  // update is split evenly over them.
+  rates_.assign(devs.size(), 0.0);
+  std::vector<double> even(devs.size(), 0.0);
+  for (int d : devices_) {
+    rates_[d] = std::max(devs[d]->info().peak_gflops, 1e-3);
+    even[d] = 1.0;
+  }
+  rt_.set_standalone_rates(kernels_.grad, rates_);
+  rt_.set_standalone_rates(kernels_.adamw, even);
+}
+
+std::uint64_t Trainer::bytes_per_device() const {
+  const std::uint64_t n = layout_.params(), k = std::max<std::size_t>(1, devices_.size());
+  const std::uint64_t mb = std::uint64_t(config_.micro_batch);
+  const std::uint64_t io = mb * std::uint64_t(config_.shape.inputs + config_.shape.outputs);
+  // weights, accumulator, the slots the update reads, its share of the moments.
+  return 4 * (n + (n + 1) + k * n + 2 * n / k + io + layout_.workspace(int(mb)));
+}
+
+Trainer::Batch& Trainer::load(int step) {
+  Batch& b = batches_[step % 2];
+  if (b.step != step) {
+    teacher_.batch(std::uint64_t(step), 0, config_.batch, b.x.host().data(), b.y.host().data());
+    b.step = step;
+  }
+  return b;
+}
+
+RunStats Trainer::accumulate(int step) {
+  Batch& b = load(step);
+  const std::uint64_t micro_batches = std::uint64_t(config_.batch / config_.micro_batch);
+  const std::uint64_t mb = std::uint64_t(config_.micro_batch);
+  RunStats grad =
+      rt_.parallel_for(Range{micro_batches}, kernels_.grad, in(params_, whole),
+                       in(b.x, Part{mb * std::uint64_t(config_.shape.inputs)}),
+                       in(b.y, Part{mb * std::uint64_t(config_.shape.outputs)}),
+                       local(accumulator_), std::uint32_t(mb), Policy::by_name(config_.policy));
+  const std::uint64_t n = layout_.params();
+  for (std::size_t j = 0; j < devices_.size(); ++j) {
+    const PublishArgs p{j * n, std::uint32_t(j), 0};
+    rt_.submit(Range{n, 0, p.first}, kernels_.publish, local(accumulator_), out(slots_),
+               out(losses_, elements(j, j + 1)), p, on(devices_[j]));
+  }
+  return grad;
+}
+
+void Trainer::learn(const RunStats& grad) {
+  for (int d : devices_) {
+    const DeviceStats& s = grad.devices[std::size_t(d)];
+    if (s.items > 0 && s.busy_s > 0) rates_[d] = double(s.items) / s.busy_s;
+  }
+  rt_.set_standalone_rates(kernels_.grad, rates_);
+}
+
+StepResult Trainer::step() {
+  const double start = rt_.clock().now();
+  StepResult r;
+  r.step = ++step_;
+  r.grad = accumulate(step_);
+  const std::uint64_t n = layout_.params();
+  const SlotArgs slots{n, std::uint32_t(devices_.size()), 0};
+  rt_.submit(Range{n}, kernels_.adamw, in(slots_, whole), inout(params_), inout(m_), inout(v_),
+             rates_of(config_.optimizer),
+             step_of(config_.optimizer, step_, 1.0f / float(config_.batch)), slots, split,
+             Policy::static_split());
+  load(step_ + 1);  // on the host while the update runs
+  double loss = 0;
+  for (float l : losses_.read()) loss += double(l);
+  r.loss = loss / double(config_.batch);
+  learn(r.grad);
+  r.seconds = rt_.clock().now() - start;
+  return r;
+}
+
+std::vector<float> Trainer::gradient(int step) {
+  accumulate(step);
+  const std::size_t n = layout_.params();
+  std::vector<float> sum(n, 0.0f);
+  auto slots = slots_.read();
+  for (std::size_t j = 0; j < devices_.size(); ++j)
+    for (std::size_t i = 0; i < n; ++i) sum[i] += slots[j * n + i];
+  return sum;
+}
+
+std::vector<float> Trainer::params() {
+  auto p = params_.read();
+  return {p.begin(), p.end()};
+}
+
+}  // namespace baton::train

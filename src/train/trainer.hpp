@@ -1,0 +1,93 @@
+// Data-parallel training over a Runtime. Each step's global batch is cut into
+// micro-batches, the items of one task spread over the devices by the chosen
+// policy; each device adds the gradients of the micro-batches it ran into an
+// accumulator of its own (a per-device buffer). Each device then publishes
+// its sum into its slot of the step's gradient slots, and an AdamW task over
+// the parameters, split evenly over the devices, sums the slots in slot order
+// and updates the one coherent weight buffer, which every device then reads:
+// in effect a reduce-scatter, a sharded optimizer step and an all-gather, with
+// the copies made by the runtime's coherence (none between devices that
+// share memory: the cpu devices, the partitions of one GPU). Every device
+// computes with the same weights at every step, whatever the split.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "baton/runtime.hpp"
+#include "train/adamw.hpp"
+#include "train/mlp.hpp"
+#include "train/step_kernels.hpp"
+#include "train/teacher.hpp"
+
+namespace baton::train {
+
+struct TrainConfig {
+  MlpShape shape;
+  int batch = 1024;      // samples per step, over all devices
+  int micro_batch = 32;  // samples per micro-batch: the unit a policy places
+  std::string policy = "ws";
+  AdamW optimizer;
+  std::uint64_t seed = 1;
+  // Indices into Runtime::devices(); empty: every device that can train.
+  std::vector<int> devices;
+};
+
+struct StepResult {
+  int step = 0;        // from 1
+  double loss = 0;     // mean over the batch of 0.5 * |model(x) - target|^2
+  double seconds = 0;  // on the runtime's clock, this step's share of the run
+  RunStats grad;       // the micro-batches' run: items are micro-batches
+};
+
+class Trainer {
+ public:
+  // Throws Error(invalid_argument) for a bad configuration, naming the field,
+  // and Error(out_of_memory) naming a device the model does not fit.
+  Trainer(Runtime& rt, TrainConfig config);
+
+  // One step: forward and backward of every micro-batch, the reduction and
+  // the update. The next step's batch is made on the host while the update
+  // runs.
+  StepResult step();
+  // The gradient of step `step`'s batch at the current weights, summed over
+  // its samples, as the devices compute and reduce it; the weights stay.
+  std::vector<float> gradient(int step);
+  // The weights, on the host, once every update so far is done.
+  std::vector<float> params();
+
+  const MlpLayout& layout() const { return layout_; }
+  const TrainConfig& config() const { return config_; }
+  const std::vector<int>& devices() const { return devices_; }
+  // Per device of the Runtime: micro-batches/s as last measured (at first its
+  // peak figure), 0 for a device that takes no part.
+  const std::vector<double>& rates() const { return rates_; }
+  // What a participating device holds for the model: weights, accumulator,
+  // gradient slots, optimizer moments and a micro-batch's activations.
+  std::uint64_t bytes_per_device() const;
+
+ private:
+  struct Batch {
+    Buffer<float> x, y;
+    int step = 0;  // whose data it holds; 0: none yet
+  };
+  Batch& load(int step);
+  RunStats accumulate(int step);  // grad then publish, for the batch of `step`
+  void learn(const RunStats& grad);
+
+  Runtime& rt_;
+  TrainConfig config_;
+  MlpLayout layout_;
+  Teacher teacher_;
+  StepKernels kernels_;
+  std::vector<int> devices_;
+  std::vector<double> rates_;
+  Buffer<float> params_, m_, v_;
+  PerDevice<float> accumulator_;
+  Buffer<float> slots_, losses_;
+  Batch batches_[2];
+  int step_ = 0;
+};
+
+}  // namespace baton::train

@@ -1,0 +1,268 @@
+// baton train: the training benchmark. Trains the MLP of src/train/ with data
+// parallelism over 1, 2, 4, ... of the devices that can train, under each
+// policy, and prints the source document's table: devices, batch,
+// samples/s, speed-up over the first device alone, efficiency against the
+// sum of the devices' alone rates, and each policy against static.
+#include <algorithm>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "baton/error.hpp"
+#include "baton/runtime.hpp"
+#include "commands.hpp"
+#include "json_output.hpp"
+#include "sched/policy.hpp"
+#include "table.hpp"
+#include "train/trainer.hpp"
+
+namespace baton::cli {
+
+namespace {
+
+struct TrainArgs {
+  std::string devices = env_options().devices;
+  std::string policies = "static,weighted,ws";
+  train::MlpShape shape{512, 1024, 4, 64};
+  int batch = 512;
+  int micro_batch = 32;
+  int steps = 10;
+  int warmup = 1;
+  std::string scaling = "weak";
+  std::string counts;
+  float lr = 1e-3f;
+  std::uint64_t seed = 1;
+  bool json = false;
+  std::string json_out;
+};
+
+struct Run {
+  std::vector<int> devices;
+  int batch = 0;
+  std::string policy;
+  double samples_per_s = 0;
+  std::vector<double> losses;
+  std::vector<std::uint64_t> micro_batches;  // per device of the runtime, last step
+};
+
+// Device counts to run: "1,2,4" as given, else 1, 2, 4, ... and all of them.
+std::vector<int> device_counts(const std::string& list, int available) {
+  std::vector<int> counts;
+  if (list.empty()) {
+    for (int k = 1; k < available; k *= 2) counts.push_back(k);
+    counts.push_back(available);
+    return counts;
+  }
+  for (const std::string& s : split(list, ',')) {
+    char* end = nullptr;
+    const long k = std::strtol(s.c_str(), &end, 10);
+    if (*end || k < 1 || k > available)
+      raise(Errc::invalid_argument, "--counts",
+            "'" + s + "' is not a device count from 1 to " + std::to_string(available));
+    counts.push_back(int(k));
+  }
+  return counts;
+}
+
+std::string names_of(const Runtime& rt, const std::vector<int>& devices) {
+  std::string s;
+  for (int d : devices) s += (s.empty() ? "" : "+") + rt.devices()[d]->name();
+  return s;
+}
+
+Run run_training(Runtime& rt, const TrainArgs& a, std::vector<int> devices, int batch,
+                 const std::string& policy, const std::string& label) {
+  train::TrainConfig c;
+  c.shape = a.shape;
+  c.batch = batch;
+  c.micro_batch = a.micro_batch;
+  c.policy = policy;
+  c.optimizer.lr = a.lr;
+  c.seed = a.seed;
+  c.devices = devices;
+  train::Trainer t(rt, c);
+  Run r;
+  r.devices = t.devices();
+  r.batch = batch;
+  r.policy = policy;
+  double start = rt.clock().now();
+  const int total = a.warmup + a.steps;
+  for (int s = 1; s <= total; ++s) {
+    const train::StepResult step = t.step();
+    r.losses.push_back(step.loss);
+    r.micro_batches.clear();
+    for (const auto& d : step.grad.devices) r.micro_batches.push_back(d.items);
+    progress(label + " step " + std::to_string(s) + "/" + std::to_string(total) + " loss " +
+             fixed(step.loss, 5));
+    if (s == a.warmup) {
+      rt.wait_all();
+      start = rt.clock().now();
+    }
+  }
+  rt.wait_all();
+  const double elapsed = rt.clock().now() - start;
+  r.samples_per_s = elapsed > 0 ? double(a.steps) * double(batch) / elapsed : 0;
+  return r;
+}
+
+void run_train(const TrainArgs& a) {
+  if (a.steps < 1) raise(Errc::invalid_argument, "--steps", "must be at least 1");
+  if (a.warmup < 0) raise(Errc::invalid_argument, "--warmup", "must be 0 or more");
+  if (a.scaling != "weak" && a.scaling != "strong")
+    raise(Errc::invalid_argument, "--scaling", "'" + a.scaling + "': expected weak or strong");
+  std::vector<std::string> policies = split(a.policies, ',');
+  if (policies.empty()) raise(Errc::invalid_argument, "--policies", "no policy given");
+  for (const auto& p : policies) detail::find_policy(p);
+  // static first: the others are compared with it.
+  std::stable_partition(policies.begin(), policies.end(),
+                        [](const std::string& p) { return p == "static"; });
+  Options opt = env_options();
+  opt.devices = a.devices;
+  Runtime rt(opt);
+
+  // Who can train: a first trainer over every device says, and checks the
+  // configuration and the model's fit before anything runs.
+  train::TrainConfig probe;
+  probe.shape = a.shape;
+  probe.batch = a.batch;
+  probe.micro_batch = a.micro_batch;
+  probe.optimizer.lr = a.lr;
+  const std::vector<int> able = train::Trainer(rt, probe).devices();
+  const train::MlpLayout layout(a.shape);
+  const double flops = train::flops_per_sample(layout);
+  const std::vector<int> counts = device_counts(a.counts, int(able.size()));
+  auto batch_for = [&](int k) { return a.scaling == "weak" ? a.batch * k : a.batch; };
+
+  nlohmann::json j;
+  j["model"] = {{"inputs", a.shape.inputs},      {"width", a.shape.width},
+                {"depth", a.shape.depth},        {"outputs", a.shape.outputs},
+                {"parameters", layout.params()}, {"flops_per_sample", flops}};
+  j["scaling"] = a.scaling;
+  j["micro_batch"] = a.micro_batch;
+  j["steps"] = a.steps;
+  j["warmup"] = a.warmup;
+  j["host_memory"] = rt.host_memory();
+
+  // Each device alone, for the speed-up and the oracle.
+  std::vector<double> alone(rt.devices().size(), 0.0);
+  std::vector<Run> runs;
+  const int runs_total = int(able.size()) + int(std::count_if(counts.begin(), counts.end(),
+                                                              [](int k) { return k > 1; })) *
+                                                int(policies.size());
+  int run_no = 0;
+  auto label = [&](const std::string& what) {
+    return "[" + std::to_string(++run_no) + "/" + std::to_string(runs_total) + "] " + what;
+  };
+  for (int d : able) {
+    Run r = run_training(rt, a, {d}, batch_for(1), "static", label(rt.devices()[d]->name()));
+    alone[d] = r.samples_per_s;
+    progress_result(rt.devices()[d]->name() + " alone: " + si(r.samples_per_s) + " samples/s");
+    runs.push_back(std::move(r));
+  }
+  for (int k : counts) {
+    if (k == 1) continue;  // the first device alone is that row
+    const std::vector<int> use(able.begin(), able.begin() + k);
+    for (const auto& p : policies) {
+      Run r =
+          run_training(rt, a, use, batch_for(k), p, label(std::to_string(k) + " devices, " + p));
+      progress_result(std::to_string(k) + " devices, " + p + ": " + si(r.samples_per_s) +
+                      " samples/s");
+      runs.push_back(std::move(r));
+    }
+  }
+  progress_done();
+
+  j["devices"] = nlohmann::json::array();
+  for (int d : able)
+    j["devices"].push_back({{"name", rt.devices()[d]->name()},
+                            {"description", rt.devices()[d]->info().description},
+                            {"alone_samples_per_s", alone[d]}});
+  Table t({"devices", "batch", "policy", "samples/s", "TFLOP/s", "speed-up", "vs oracle",
+           "vs static", "loss first -> last", "micro-batches per device (last step)"});
+  j["runs"] = nlohmann::json::array();
+  const double base = alone[able.front()];
+  for (const Run& r : runs) {
+    const bool single = r.devices.size() == 1;
+    double rate_sum = 0;
+    for (int d : r.devices) rate_sum += alone[d];
+    const Run* stat = nullptr;
+    for (const Run& o : runs)
+      if (o.devices == r.devices && o.policy == "static") stat = &o;
+    std::string split_text;
+    for (int d : r.devices)
+      split_text += rt.devices()[d]->name() + " " + std::to_string(r.micro_batches[d]) + "  ";
+    const double speedup = base > 0 ? r.samples_per_s / base : 0;
+    const double efficiency = rate_sum > 0 ? r.samples_per_s / rate_sum : 0;
+    const double vs_static =
+        stat && stat->samples_per_s > 0 ? r.samples_per_s / stat->samples_per_s : 0;
+    t.add({single ? rt.devices()[r.devices.front()]->name() : std::to_string(r.devices.size()),
+           std::to_string(r.batch), single ? "alone" : r.policy, si(r.samples_per_s),
+           fixed(r.samples_per_s * flops * 1e-12, 2), fixed(speedup, 2) + "x",
+           fixed(100 * efficiency, 1) + " %", single ? "-" : fixed(vs_static, 2) + "x",
+           fixed(r.losses.front(), 4) + " -> " + fixed(r.losses.back(), 4), split_text});
+    j["runs"].push_back({{"devices", names_of(rt, r.devices)},
+                         {"device_count", r.devices.size()},
+                         {"batch", r.batch},
+                         {"policy", single ? "alone" : r.policy},
+                         {"samples_per_s", r.samples_per_s},
+                         {"tflops", r.samples_per_s * flops * 1e-12},
+                         {"speedup", speedup},
+                         {"efficiency_vs_oracle", efficiency},
+                         {"vs_static", vs_static},
+                         {"losses", r.losses}});
+  }
+  if (emit_json(j, a.json, a.json_out)) return;
+  std::printf(
+      "train: MLP %d -> %d x %d -> %d, %.2f M parameters, %.1f MFLOP per sample; micro-batch %d, "
+      "%d steps after %d warm-up, %s scaling\n",
+      a.shape.inputs, a.shape.width, a.shape.depth, a.shape.outputs, double(layout.params()) * 1e-6,
+      flops * 1e-6, a.micro_batch, a.steps, a.warmup, a.scaling.c_str());
+  for (std::size_t d = 0; d < rt.devices().size(); ++d) {
+    const bool trains = std::find(able.begin(), able.end(), int(d)) != able.end();
+    std::printf("  %-10s %s%s\n", rt.devices()[d]->name().c_str(),
+                rt.devices()[d]->info().description.c_str(),
+                trains ? "" : "  (left out: no training code for it in this build)");
+  }
+  std::printf("  speed-up: over %s alone; vs oracle: over the sum of the devices' alone rates\n",
+              rt.devices()[able.front()]->name().c_str());
+  std::fputs(t.str().c_str(), stdout);
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "train", "Data-parallel training of an MLP over the devices, each policy beside static");
+  auto a = std::make_shared<TrainArgs>();
+  std::string policy_help = "policies to compare, comma-separated (static always runs first):";
+  for (const auto& p : detail::policies()) policy_help += "\n  " + p.name + ": " + p.description;
+  cmd->add_option("-d,--devices", a->devices, "device spec (see baton devices --help)")
+      ->capture_default_str();
+  cmd->add_option("-p,--policies", a->policies, policy_help)->capture_default_str();
+  cmd->add_option("--inputs", a->shape.inputs, "model inputs")->capture_default_str();
+  cmd->add_option("-w,--width", a->shape.width, "width of each hidden layer")
+      ->capture_default_str();
+  cmd->add_option("--depth", a->shape.depth, "hidden layers")->capture_default_str();
+  cmd->add_option("--outputs", a->shape.outputs, "model outputs")->capture_default_str();
+  cmd->add_option("-b,--batch", a->batch,
+                  "samples per step: per device (weak scaling) or in all (strong)")
+      ->capture_default_str();
+  cmd->add_option("-m,--micro-batch", a->micro_batch,
+                  "samples per micro-batch: the unit the policies place")
+      ->capture_default_str();
+  cmd->add_option("-s,--steps", a->steps, "steps measured per run")->capture_default_str();
+  cmd->add_option("--warmup", a->warmup, "steps run before measuring")->capture_default_str();
+  cmd->add_option("--scaling", a->scaling,
+                  "weak: the batch grows with the devices (as the source document measures); "
+                  "strong: it stays")
+      ->capture_default_str();
+  cmd->add_option("--counts", a->counts,
+                  "device counts to run, comma-separated (default 1, 2, 4, ... and all)");
+  cmd->add_option("--lr", a->lr, "AdamW learning rate")->capture_default_str();
+  cmd->add_option("--seed", a->seed, "seed of the weights and the data")->capture_default_str();
+  cmd->add_flag("--json", a->json, "print the results as JSON instead of a table");
+  cmd->add_option("--json-out", a->json_out, "also write the results as JSON to this file");
+  cmd->callback([a] { run_train(*a); });
+}
+
+}  // namespace baton::cli
