@@ -1,8 +1,12 @@
 # Source this on the device machine (the GPU host has no Debian packages):
 # the carried folder .deps/root holds GoogleTest, Google Benchmark, CLI11,
-# nlohmann-json and hwloc unpacked from Debian's packages (scripts/fetch-device-deps.sh).
+# nlohmann-json, hwloc and OpenBLAS unpacked from Debian's packages
+# (scripts/fetch-device-deps.sh). Their pkg-config files name /usr: the
+# sysroot points them at the carried tree.
 root="$(pwd)/.deps/root"
+blas="$root/usr/lib/x86_64-linux-gnu/openblas-pthread"
 export CMAKE_PREFIX_PATH="$root/usr:$root/usr/lib/x86_64-linux-gnu/cmake:$root/usr/share/cmake${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
-export PKG_CONFIG_PATH="$root/usr/lib/x86_64-linux-gnu/pkgconfig"
-export LD_LIBRARY_PATH="$root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PKG_CONFIG_PATH="$root/usr/lib/x86_64-linux-gnu/pkgconfig:$blas/pkgconfig"
+export PKG_CONFIG_SYSROOT_DIR="$root"
+export LD_LIBRARY_PATH="$root/usr/lib/x86_64-linux-gnu:$blas${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export NCCL_NVLS_ENABLE=0

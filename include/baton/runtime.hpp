@@ -111,8 +111,26 @@ class Runtime {
     Packed p = packer();
     p.split = true;
     (pack(p, std::forward<A>(args)), ...);
-    return run_packed(range, kernel, p);
+    return wait(start_packed(range, kernel, p));
   }
+
+  // parallel_for that returns at once, so the caller works while it runs:
+  // wait(run), which every run must get, waits for it and returns its figures.
+  struct PendingRun {
+    Task task;
+    const Kernel* kernel = nullptr;
+    Range range;
+    int pinned = -1;
+    std::vector<std::shared_ptr<detail::BufferState>> buffers;
+  };
+  template <class... A>
+  PendingRun parallel_for_async(Range range, const Kernel& kernel, A&&... args) {
+    Packed p = packer();
+    p.split = true;
+    (pack(p, std::forward<A>(args)), ...);
+    return start_packed(range, kernel, p);
+  }
+  RunStats wait(PendingRun run);
 
   // Runs `range` on each device alone, and side by side on devices that
   // share a resource (see Calibration), and records the rates (items/s) of
@@ -151,7 +169,7 @@ class Runtime {
   void read_instance(detail::BufferState& state, int device, void* out);
   std::shared_ptr<detail::BufferState> keep(std::shared_ptr<detail::BufferState> state);
   Task submit_packed(Range range, const Kernel& kernel, Packed& p, bool keep);
-  RunStats run_packed(Range range, const Kernel& kernel, Packed& p);
+  PendingRun start_packed(Range range, const Kernel& kernel, Packed& p);
   Calibration calibrate_packed(Range range, const Kernel& kernel, Packed& p);
 
   Options options_;

@@ -63,7 +63,7 @@ Calibration Runtime::calibrate_packed(Range range, const Kernel& kernel, Packed&
     q.split = true;
     q.on = on;
     q.policy = policy;
-    return run_packed(r, kernel, q);
+    return wait(start_packed(r, kernel, q));
   };
   Calibration c;
   c.alone.assign(n, 0.0);

@@ -132,12 +132,22 @@ RunStats Runtime::wait_all() {
   return engine_->wait_all();
 }
 
-RunStats Runtime::run_packed(Range range, const Kernel& kernel, Packed& p) {
-  std::vector<std::shared_ptr<detail::BufferState>> buffers;
+Runtime::PendingRun Runtime::start_packed(Range range, const Kernel& kernel, Packed& p) {
+  PendingRun run;
   for (const auto& a : *p.args)
-    if (a.is_buffer && a.buffer.state) buffers.push_back(a.buffer.state);
-  const int pinned = p.on;
-  const Task task = submit_packed(range, kernel, p, true);
+    if (a.is_buffer && a.buffer.state) run.buffers.push_back(a.buffer.state);
+  run.kernel = &kernel;
+  run.range = range;
+  run.pinned = p.on;
+  run.task = submit_packed(range, kernel, p, true);
+  return run;
+}
+
+RunStats Runtime::wait(PendingRun run) {
+  const Kernel& kernel = *run.kernel;
+  const Range range = run.range;
+  const int pinned = run.pinned;
+  const Task task = run.task;
   try {
     engine_->wait(task);
   } catch (...) {
@@ -146,7 +156,7 @@ RunStats Runtime::run_packed(Range range, const Kernel& kernel, Packed& p) {
   }
   RunStats stats = engine_->spread_stats(task);
   engine_->release(task);
-  for (auto& b : buffers) {
+  for (auto& b : run.buffers) {
     b->settle();
     stats.managed_memory = stats.managed_memory || b->any_managed();
   }

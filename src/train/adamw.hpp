@@ -4,21 +4,14 @@
 #include <cmath>
 #include <span>
 
+#include "train/kernel_args.hpp"
+
 namespace baton::train {
 
 struct AdamW {
   float lr = 1e-3f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f, weight_decay = 0.01f;
 };
 
-// What one step of AdamW needs besides the hyper-parameters: the gradient's
-// scale (1 / global batch turns summed gradients into the mean's) and the bias
-// corrections 1 - beta^step. Both halves are 16 bytes: kernel scalars.
-struct AdamWStep {
-  float weight_decay = 0, scale = 1, correction1 = 1, correction2 = 1;
-};
-struct AdamWRates {
-  float lr = 0, beta1 = 0, beta2 = 0, eps = 0;
-};
 AdamWRates rates_of(const AdamW& opt);
 // Step `step` (from 1); throws Error(invalid_argument) below 1.
 AdamWStep step_of(const AdamW& opt, int step, float scale);

@@ -7,6 +7,9 @@
 #include "baton/error.hpp"
 #include "train/adamw.hpp"
 #include "train/mlp_cpu.hpp"
+#ifdef BATON_TRAIN_CUDA
+#include "train/cuda/grad_cuda.hpp"
+#endif
 
 namespace baton::train {
 
@@ -23,6 +26,7 @@ std::mutex& accumulator_lock(const void* accumulator) {
 Kernel grad_kernel(const MlpLayout& layout, int micro_batch) {
   Kernel k("train.grad");
   k.cpu([layout](Span s, const KernelArgs& a) {
+    if (a.size() != 6) raise(Errc::invalid_argument, "train.grad", "expects 6 arguments");
     const std::uint64_t mb = a.value<std::uint32_t>(4);
     const std::uint64_t rows = s.size() * mb, first_row = s.begin * mb;
     if (rows > std::uint64_t(INT32_MAX))
@@ -44,10 +48,10 @@ Kernel grad_kernel(const MlpLayout& layout, int micro_batch) {
   return k;
 }
 
-Kernel publish_kernel(const MlpLayout& layout) {
+Kernel publish_kernel() {
   Kernel k("train.publish");
-  const std::size_t params = layout.params();
-  k.cpu([params](Span s, const KernelArgs& a) {
+  k.cpu([](Span s, const KernelArgs& a) {
+    const std::uint64_t params = a.value<std::uint64_t>(4);
     float* acc = a.ptr<float>(0);
     float* slots = a.ptr<float>(1);
     const PublishArgs p = a.value<PublishArgs>(3);
@@ -91,7 +95,11 @@ double flops_per_sample(const MlpLayout& layout) {
 }
 
 StepKernels make_step_kernels(const MlpLayout& layout, int micro_batch) {
-  return {grad_kernel(layout, micro_batch), publish_kernel(layout), adamw_kernel()};
+  StepKernels k{grad_kernel(layout, micro_batch), publish_kernel(), adamw_kernel()};
+#ifdef BATON_TRAIN_CUDA
+  add_cuda_code(k, layout);
+#endif
+  return k;
 }
 
 }  // namespace baton::train

@@ -11,28 +11,19 @@
 #include <cstdint>
 
 #include "baton/kernel.hpp"
+#include "train/kernel_args.hpp"
 #include "train/mlp.hpp"
 
 namespace baton::train {
 
-// Kernel scalars of 16 bytes.
-struct PublishArgs {
-  std::uint64_t first = 0;  // the slot's first element in the gradient slots
-  std::uint32_t slot = 0;   // its index, also in the loss slots
-  std::uint32_t unused = 0;
-};
-struct SlotArgs {
-  std::uint64_t stride = 0;  // elements per slot: the parameter count
-  std::uint32_t slots = 0;
-  std::uint32_t unused = 0;
-};
-
 struct StepKernels {
   // in(params, whole), in(x, Part{mb * inputs}), in(y, Part{mb * outputs}),
-  // local(accumulator of params + 1 floats: the gradient, then the loss), uint32 mb.
+  // local(accumulator of params + 1 floats: the gradient, then the loss),
+  // uint32 mb, uint32 weights version (a GPU keeps a bf16 copy of the
+  // weights, made again when the version changes: the step number).
   Kernel grad;
   // local(accumulator), out(gradient slots), out(loss slots, one element),
-  // PublishArgs; over the slot's elements [first, first + params).
+  // PublishArgs, uint64 params; over the slot's elements [first, first + params).
   Kernel publish;
   // in(gradient slots, whole), inout(params), inout(m), inout(v), AdamWRates,
   // AdamWStep, SlotArgs.

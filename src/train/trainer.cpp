@@ -3,12 +3,21 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 
 #include "baton/error.hpp"
 
 namespace baton::train {
 
 namespace {
+
+// A version number for weights no other trainer of the process has used: a
+// GPU's bf16 copy of them is keyed on it.
+std::uint32_t fresh_version() {
+  static std::atomic<std::uint32_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
 
 void check_config(const TrainConfig& c, std::size_t devices) {
   auto fail = [](const char* field, const std::string& why) {
@@ -56,6 +65,7 @@ Trainer::Trainer(Runtime& rt, TrainConfig config)
             "the model needs about " + mib(need) + " on each device; " + devs[d]->name() + " has " +
                 mib(has));
   }
+  weights_version_ = fresh_version();
   // A cpu device's threads are the parallelism: each runs its own GEMMs.
   openblas_set_num_threads(1);
 
@@ -97,27 +107,41 @@ std::uint64_t Trainer::bytes_per_device() const {
 
 Trainer::Batch& Trainer::load(int step) {
   Batch& b = batches_[step % 2];
-  if (b.step != step) {
-    teacher_.batch(std::uint64_t(step), 0, config_.batch, b.x.host().data(), b.y.host().data());
-    b.step = step;
-  }
+  if (b.step == step) return b;
+  // Rows in pieces on a few host threads, as a data loader's workers make them.
+  float* x = b.x.host().data();
+  float* y = b.y.host().data();
+  const int rows = config_.batch;
+  const int threads = std::clamp(int(std::thread::hardware_concurrency()) / 2, 1, 8);
+  const int per = (rows + threads - 1) / threads;
+  std::vector<std::thread> workers;
+  for (int first = per; first < rows; first += per)
+    workers.emplace_back([&, first] {
+      const int n = std::min(per, rows - first);
+      teacher_.batch(std::uint64_t(step), std::uint64_t(first), n,
+                     x + std::size_t(first) * config_.shape.inputs,
+                     y + std::size_t(first) * config_.shape.outputs);
+    });
+  teacher_.batch(std::uint64_t(step), 0, std::min(per, rows), x, y);
+  for (auto& w : workers) w.join();
+  b.step = step;
   return b;
 }
 
-RunStats Trainer::accumulate(int step) {
+Runtime::PendingRun Trainer::accumulate(int step) {
   Batch& b = load(step);
   const std::uint64_t micro_batches = std::uint64_t(config_.batch / config_.micro_batch);
   const std::uint64_t mb = std::uint64_t(config_.micro_batch);
-  RunStats grad =
-      rt_.parallel_for(Range{micro_batches}, kernels_.grad, in(params_, whole),
-                       in(b.x, Part{mb * std::uint64_t(config_.shape.inputs)}),
-                       in(b.y, Part{mb * std::uint64_t(config_.shape.outputs)}),
-                       local(accumulator_), std::uint32_t(mb), Policy::by_name(config_.policy));
+  Runtime::PendingRun grad = rt_.parallel_for_async(
+      Range{micro_batches}, kernels_.grad, in(params_, whole),
+      in(b.x, Part{mb * std::uint64_t(config_.shape.inputs)}),
+      in(b.y, Part{mb * std::uint64_t(config_.shape.outputs)}), local(accumulator_),
+      std::uint32_t(mb), weights_version_, Policy::by_name(config_.policy));
   const std::uint64_t n = layout_.params();
   for (std::size_t j = 0; j < devices_.size(); ++j) {
     const PublishArgs p{j * n, std::uint32_t(j), 0};
     rt_.submit(Range{n, 0, p.first}, kernels_.publish, local(accumulator_), out(slots_),
-               out(losses_, elements(j, j + 1)), p, on(devices_[j]));
+               out(losses_, elements(j, j + 1)), p, std::uint64_t(n), on(devices_[j]));
   }
   return grad;
 }
@@ -134,14 +158,16 @@ StepResult Trainer::step() {
   const double start = rt_.clock().now();
   StepResult r;
   r.step = ++step_;
-  r.grad = accumulate(step_);
+  Runtime::PendingRun grad = accumulate(step_);
   const std::uint64_t n = layout_.params();
   const SlotArgs slots{n, std::uint32_t(devices_.size()), 0};
   rt_.submit(Range{n}, kernels_.adamw, in(slots_, whole), inout(params_), inout(m_), inout(v_),
              rates_of(config_.optimizer),
              step_of(config_.optimizer, step_, 1.0f / float(config_.batch)), slots, split,
              Policy::static_split());
-  load(step_ + 1);  // on the host while the update runs
+  weights_version_ = fresh_version();
+  load(step_ + 1);  // on the host while the step runs
+  r.grad = rt_.wait(std::move(grad));
   double loss = 0;
   for (float l : losses_.read()) loss += double(l);
   r.loss = loss / double(config_.batch);
@@ -151,7 +177,7 @@ StepResult Trainer::step() {
 }
 
 std::vector<float> Trainer::gradient(int step) {
-  accumulate(step);
+  rt_.wait(accumulate(step));
   const std::size_t n = layout_.params();
   std::vector<float> sum(n, 0.0f);
   auto slots = slots_.read();

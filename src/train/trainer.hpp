@@ -73,7 +73,8 @@ class Trainer {
     int step = 0;  // whose data it holds; 0: none yet
   };
   Batch& load(int step);
-  RunStats accumulate(int step);  // grad then publish, for the batch of `step`
+  // grad then publish, for the batch of `step`; wait for the grad's run.
+  Runtime::PendingRun accumulate(int step);
   void learn(const RunStats& grad);
 
   Runtime& rt_;
@@ -88,6 +89,7 @@ class Trainer {
   Buffer<float> slots_, losses_;
   Batch batches_[2];
   int step_ = 0;
+  std::uint32_t weights_version_ = 0;  // new at each update: a GPU's bf16 copy follows it
 };
 
 }  // namespace baton::train

@@ -1,5 +1,15 @@
-# cmake -DINPUT=<fatbin> -DOUTPUT=<cpp> -P embed_fatbin.cmake
-# Writes a C++ file defining baton::detail::builtin_cuda_fatbin() over the bytes.
+# cmake -DINPUT=<fatbin> -DOUTPUT=<cpp> [-DHEADER=<h> -DFUNCTION=<ns::name>] -P embed_fatbin.cmake
+# Writes a C++ file defining FUNCTION() (baton::detail::builtin_cuda_fatbin,
+# declared in device/cuda/builtin_fatbin.hpp, by default) over the bytes.
+if(NOT HEADER)
+  set(HEADER "device/cuda/builtin_fatbin.hpp")
+endif()
+if(NOT FUNCTION)
+  set(FUNCTION "baton::detail::builtin_cuda_fatbin")
+endif()
+string(REGEX REPLACE "::[^:]*$" "" ns "${FUNCTION}")
+string(REGEX REPLACE "^.*::" "" name "${FUNCTION}")
+get_filename_component(source "${INPUT}" NAME)
 file(READ "${INPUT}" hex HEX)
 string(LENGTH "${hex}" digits)
 math(EXPR size "${digits} / 2")
@@ -10,16 +20,16 @@ foreach(at RANGE 0 ${digits} 32)
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," line "${line}")
   string(APPEND bytes "  ${line}\n")
 endforeach()
-file(WRITE "${OUTPUT}" "// Generated from kernels_cuda.fatbin by embed_fatbin.cmake: do not edit.
-#include \"device/cuda/builtin_fatbin.hpp\"
+file(WRITE "${OUTPUT}" "// Generated from ${source} by embed_fatbin.cmake: do not edit.
+#include \"${HEADER}\"
 
-namespace baton::detail {
+namespace ${ns} {
 
 // Fatbins are read as 8-byte words by the driver.
 alignas(8) static const unsigned char kFatbin[${size}] = {
 ${bytes}};
 
-std::span<const unsigned char> builtin_cuda_fatbin() { return {kFatbin, sizeof kFatbin}; }
+std::span<const unsigned char> ${name}() { return {kFatbin, sizeof kFatbin}; }
 
-}  // namespace baton::detail
+}  // namespace ${ns}
 ")

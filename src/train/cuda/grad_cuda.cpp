@@ -1,0 +1,504 @@
+#include "train/cuda/grad_cuda.hpp"
+
+#include <cublasLt.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include "baton/error.hpp"
+#include "device/cuda/context.hpp"
+#include "device/cuda/driver_api.hpp"
+#include "device/cuda/library.hpp"
+#include "train/cuda/train_fatbin.hpp"
+
+namespace baton::train {
+
+namespace {
+
+// ---- cuBLASLt, opened at run time ----
+
+#define BATON_LT_FUNCTIONS(X)             \
+  X(cublasLtCreate)                       \
+  X(cublasLtDestroy)                      \
+  X(cublasLtGetStatusString)              \
+  X(cublasLtMatmul)                       \
+  X(cublasLtMatmulDescCreate)             \
+  X(cublasLtMatmulDescDestroy)            \
+  X(cublasLtMatmulDescSetAttribute)       \
+  X(cublasLtMatrixLayoutCreate)           \
+  X(cublasLtMatrixLayoutDestroy)          \
+  X(cublasLtMatmulPreferenceCreate)       \
+  X(cublasLtMatmulPreferenceDestroy)      \
+  X(cublasLtMatmulPreferenceSetAttribute) \
+  X(cublasLtMatmulAlgoGetHeuristic)
+
+struct Lt {
+#define BATON_LT_DECLARE(name) decltype(&::name) name = nullptr;
+  BATON_LT_FUNCTIONS(BATON_LT_DECLARE)
+#undef BATON_LT_DECLARE
+  std::string error;
+};
+
+const Lt& lt() {
+  static const Lt api = [] {
+    Lt a;
+    cuda::Library lib = cuda::open_library({"libcublasLt.so.13", "libcublasLt.so"});
+    if (!lib.handle) {
+      a.error = "cuBLASLt not found (" + lib.error + ")";
+      return a;
+    }
+#define BATON_LT_RESOLVE(name)                                           \
+  a.name = reinterpret_cast<decltype(a.name)>(dlsym(lib.handle, #name)); \
+  if (!a.name) a.error = "cuBLASLt lacks " #name;
+    BATON_LT_FUNCTIONS(BATON_LT_RESOLVE)
+#undef BATON_LT_RESOLVE
+    return a;
+  }();
+  return api;
+}
+
+// A bad shape or type is the caller's; a failed execution is the device's.
+void check(cublasStatus_t s, const char* call) {
+  if (s == CUBLAS_STATUS_SUCCESS) return;
+  Errc code = Errc::device_failed;
+  if (s == CUBLAS_STATUS_INVALID_VALUE || s == CUBLAS_STATUS_NOT_SUPPORTED ||
+      s == CUBLAS_STATUS_ARCH_MISMATCH)
+    code = Errc::invalid_argument;
+  else if (s == CUBLAS_STATUS_ALLOC_FAILED)
+    code = Errc::out_of_memory;
+  raise(code, "cublasLt", std::string(call) + ": " + lt().cublasLtGetStatusString(s));
+}
+
+std::atomic<std::uint64_t> fused_gemms{0}, unfused_gemms{0};
+
+// ---- what one stream keeps ----
+
+constexpr std::size_t kWorkspace = 32u << 20;  // cuBLASLt's, as PyTorch gives it on Hopper
+constexpr std::size_t kAlign = 256;
+
+std::size_t aligned(std::size_t bytes) {
+  return (bytes + kAlign - 1) / kAlign * kAlign;
+}
+
+// Device memory of the grad kernel, grown as larger chunks arrive (the work
+// queued on `stream` that uses the old memory is waited for first).
+class Scratch {
+ public:
+  ~Scratch() {
+    if (ptr_) cuda::driver().cuMemFree(ptr_);
+  }
+  CUdeviceptr at_least(std::size_t bytes, CUstream stream, const char* where) {
+    if (bytes <= bytes_) return ptr_;
+    if (ptr_) {
+      BATON_CU(where, cuStreamSynchronize, stream);
+      BATON_CU(where, cuMemFree, ptr_);
+    }
+    ptr_ = 0, bytes_ = 0;
+    BATON_CU(where, cuMemAlloc, &ptr_, bytes);
+    bytes_ = bytes;
+    return ptr_;
+  }
+
+ private:
+  CUdeviceptr ptr_ = 0;
+  std::size_t bytes_ = 0;
+};
+
+struct Functions {
+  CUmodule module = nullptr;
+  CUfunction to_bf16 = nullptr, loss = nullptr, bias_grad = nullptr, bias_gelu = nullptr,
+             gelu_backward = nullptr;
+};
+
+using AlgoKey = std::array<std::int64_t, 20>;
+
+struct StreamState {
+  CUcontext ctx = nullptr;
+  int sm_target = 0;  // a green context's SMs; 0: the whole GPU
+  cublasLtHandle_t handle = nullptr;
+  Functions fn;
+  Scratch workspace, weights, activations;
+  std::uint32_t version = 0;
+  CUdeviceptr weights_from = 0;
+  bool has_weights = false;
+  std::map<AlgoKey, std::pair<bool, cublasLtMatmulAlgo_t>> algos;  // found?, algo
+  ~StreamState() {
+    if (handle) lt().cublasLtDestroy(handle);
+    if (fn.module) cuda::driver().cuModuleUnload(fn.module);
+  }
+};
+
+// One state per (context, stream), made on first use with that context
+// current, dropped with the context. A stream's launches come from its
+// device's worker alone.
+std::mutex states_mu;
+std::map<std::pair<CUcontext, CUstream>, std::unique_ptr<StreamState>> states;
+
+void drop_states(CUcontext ctx) {
+  std::lock_guard lock(states_mu);
+  std::erase_if(states, [ctx](const auto& e) { return e.first.first == ctx; });
+}
+
+Functions load_functions(const char* where) {
+  Functions f;
+  const auto image = train_cuda_fatbin();
+  if (image.empty()) raise(Errc::no_implementation, where, "this build has no training fatbin");
+  BATON_CU(where, cuModuleLoadData, &f.module, image.data());
+  auto get = [&](CUfunction& out, const char* name) {
+    BATON_CU(where, cuModuleGetFunction, &out, f.module, name);
+  };
+  get(f.to_bf16, "baton_train_to_bf16");
+  get(f.loss, "baton_train_loss");
+  get(f.bias_grad, "baton_train_bias_grad");
+  get(f.bias_gelu, "baton_train_bias_gelu");
+  get(f.gelu_backward, "baton_train_gelu_backward");
+  return f;
+}
+
+StreamState& state_for(CUstream stream) {
+  const char* where = "train.grad";
+  CUcontext ctx = nullptr;
+  BATON_CU(where, cuCtxGetCurrent, &ctx);
+  bool first_of_context = false;
+  StreamState* s = nullptr;
+  {
+    std::lock_guard lock(states_mu);
+    auto& slot = states[{ctx, stream}];
+    if (!slot) {
+      first_of_context = std::none_of(states.begin(), states.end(), [&](const auto& e) {
+        return e.first.first == ctx && e.second;
+      });
+      auto fresh = std::make_unique<StreamState>();
+      fresh->ctx = ctx;
+      if (cuda::Context* c = cuda::Context::find(ctx); c && c->is_green())
+        fresh->sm_target = c->sm_count();
+      check(lt().cublasLtCreate(&fresh->handle), "cublasLtCreate");
+      fresh->fn = load_functions(where);
+      fresh->workspace.at_least(kWorkspace, stream, where);
+      slot = std::move(fresh);
+    }
+    s = slot.get();
+  }
+  if (first_of_context)
+    if (cuda::Context* owner = cuda::Context::find(ctx))
+      owner->on_destroy([ctx] { drop_states(ctx); });
+  return *s;
+}
+
+// ---- launches ----
+
+std::uint64_t alignment_of(const void* p) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  return a ? std::min<std::uint64_t>(kAlign, a & (~a + 1)) : kAlign;
+}
+
+void launch(CUfunction f, CUstream stream, unsigned blocks_x, unsigned blocks_y,
+            std::initializer_list<void*> params) {
+  std::vector<void*> p(params);
+  BATON_CU("train.grad", cuLaunchKernel, f, blocks_x, blocks_y, 1, 256, 1, 1, 0, stream, p.data(),
+           nullptr);
+}
+
+unsigned blocks_for(std::uint64_t n) {
+  return unsigned(std::clamp<std::uint64_t>((n + 255) / 256, 1, 8192));
+}
+
+// Column-major D (m x n) = op(A) (m x k) op(B) (k x n) + beta D, bf16 inputs,
+// fp32 compute; D bf16 or fp32; an epilogue with its bias and aux.
+struct Gemm {
+  bool ta = false, tb = false;
+  int m = 0, n = 0, k = 0;
+  const void *a = nullptr, *b = nullptr;
+  int lda = 0, ldb = 0, ldd = 0;
+  void* d = nullptr;
+  cudaDataType d_type = CUDA_R_16BF;
+  float beta = 0;
+  cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+  const void* bias = nullptr;
+  void* aux = nullptr;
+  std::int64_t aux_ld = 0;
+};
+
+// Runs g with its epilogue and returns true, or returns false, having run
+// nothing, where cuBLASLt offers no algorithm for that epilogue.
+bool run_gemm(StreamState& st, CUstream stream, const Gemm& g) {
+  const Lt& api = lt();
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
+  cublasLtMatmulPreference_t pref = nullptr;
+  struct Cleanup {
+    const Lt& api;
+    cublasLtMatmulDesc_t& desc;
+    cublasLtMatrixLayout_t &la, &lb, &ld;
+    cublasLtMatmulPreference_t& pref;
+    ~Cleanup() {
+      if (pref) api.cublasLtMatmulPreferenceDestroy(pref);
+      if (ld) api.cublasLtMatrixLayoutDestroy(ld);
+      if (lb) api.cublasLtMatrixLayoutDestroy(lb);
+      if (la) api.cublasLtMatrixLayoutDestroy(la);
+      if (desc) api.cublasLtMatmulDescDestroy(desc);
+    }
+  } cleanup{api, desc, la, lb, ld, pref};
+
+  check(api.cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "MatmulDescCreate");
+  auto set = [&](cublasLtMatmulDescAttributes_t attr, const auto& value) {
+    check(api.cublasLtMatmulDescSetAttribute(desc, attr, &value, sizeof value),
+          "MatmulDescSetAttribute");
+  };
+  const std::int32_t ta = g.ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb = g.tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+  set(CUBLASLT_MATMUL_DESC_TRANSA, ta);
+  set(CUBLASLT_MATMUL_DESC_TRANSB, tb);
+  if (st.sm_target > 0) set(CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, std::int32_t(st.sm_target));
+  if (g.epilogue != CUBLASLT_EPILOGUE_DEFAULT) {
+    set(CUBLASLT_MATMUL_DESC_EPILOGUE, g.epilogue);
+    if (g.bias) set(CUBLASLT_MATMUL_DESC_BIAS_POINTER, g.bias);
+    if (g.aux) {
+      set(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, g.aux);
+      set(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, g.aux_ld);
+    }
+  }
+  check(api.cublasLtMatrixLayoutCreate(&la, CUDA_R_16BF, g.ta ? g.k : g.m, g.ta ? g.m : g.k, g.lda),
+        "MatrixLayoutCreate");
+  check(api.cublasLtMatrixLayoutCreate(&lb, CUDA_R_16BF, g.tb ? g.n : g.k, g.tb ? g.k : g.n, g.ldb),
+        "MatrixLayoutCreate");
+  check(api.cublasLtMatrixLayoutCreate(&ld, g.d_type, g.m, g.n, g.ldd), "MatrixLayoutCreate");
+
+  const AlgoKey key{g.ta,
+                    g.tb,
+                    g.m,
+                    g.n,
+                    g.k,
+                    g.lda,
+                    g.ldb,
+                    g.ldd,
+                    g.d_type,
+                    g.beta != 0,
+                    std::int64_t(g.epilogue),
+                    g.aux_ld,
+                    std::int64_t(alignment_of(g.a)),
+                    std::int64_t(alignment_of(g.b)),
+                    std::int64_t(alignment_of(g.d)),
+                    std::int64_t(alignment_of(g.bias)),
+                    std::int64_t(alignment_of(g.aux)),
+                    st.sm_target,
+                    0,
+                    0};
+  auto found = st.algos.find(key);
+  if (found == st.algos.end()) {
+    check(api.cublasLtMatmulPreferenceCreate(&pref), "MatmulPreferenceCreate");
+    auto pref_set = [&](cublasLtMatmulPreferenceAttributes_t attr, std::uint64_t value) {
+      check(api.cublasLtMatmulPreferenceSetAttribute(pref, attr, &value, sizeof value),
+            "MatmulPreferenceSetAttribute");
+    };
+    pref_set(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, kWorkspace);
+    pref_set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, std::uint64_t(key[12]));
+    pref_set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, std::uint64_t(key[13]));
+    pref_set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, std::uint64_t(key[14]));
+    pref_set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, std::uint64_t(key[14]));
+    cublasLtMatmulHeuristicResult_t result{};
+    int count = 0;
+    const cublasStatus_t s = api.cublasLtMatmulAlgoGetHeuristic(st.handle, desc, la, lb, ld, ld,
+                                                                pref, 1, &result, &count);
+    const bool ok = s == CUBLAS_STATUS_SUCCESS && count > 0;
+    if (!ok && s != CUBLAS_STATUS_NOT_SUPPORTED && s != CUBLAS_STATUS_SUCCESS)
+      check(s, "MatmulAlgoGetHeuristic");
+    found = st.algos.emplace(key, std::make_pair(ok, result.algo)).first;
+  }
+  if (!found->second.first) return false;
+  const float alpha = 1.0f;
+  check(api.cublasLtMatmul(
+            st.handle, desc, &alpha, g.a, la, g.b, lb, &g.beta, g.d, ld, g.d, ld,
+            &found->second.second,
+            reinterpret_cast<void*>(st.workspace.at_least(kWorkspace, stream, "train.grad")),
+            kWorkspace, stream),
+        "cublasLtMatmul");
+  return true;
+}
+
+// ---- the grad kernel ----
+
+using bf16 = std::uint16_t;  // storage of __nv_bfloat16
+
+void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs& args) {
+  if (!lt().error.empty()) raise(Errc::no_implementation, "train.grad", lt().error);
+  if (args.size() != 6) raise(Errc::invalid_argument, "train.grad", "expects 6 arguments");
+  const MlpShape& shape = layout.shape();
+  for (int v : {shape.inputs, shape.width, shape.outputs})
+    if (v % 8)
+      raise(Errc::invalid_argument, "train.grad",
+            "on CUDA the model's inputs, width and outputs must be multiples of 8 (cuBLASLt's "
+            "bf16 alignment); got " +
+                std::to_string(v));
+  StreamState& st = state_for(stream);
+  const char* where = "train.grad";
+  const std::uint64_t params = layout.params();
+  const std::uint64_t mb = args.value<std::uint32_t>(4);
+  const std::uint32_t version = args.value<std::uint32_t>(5);
+  const auto master = reinterpret_cast<CUdeviceptr>(args[0].memory.ptr);
+  auto* acc = static_cast<float*>(args[3].memory.ptr);
+
+  // The weights in bf16, once per version of them.
+  auto* weights =
+      reinterpret_cast<bf16*>(st.weights.at_least(params * sizeof(bf16), stream, where));
+  if (!st.has_weights || st.version != version || st.weights_from != master) {
+    std::uint64_t n = params;
+    const void* in = args[0].memory.ptr;
+    void* out = weights;
+    launch(st.fn.to_bf16, stream, blocks_for(n), 1, {&n, &in, &out});
+    st.has_weights = true, st.version = version, st.weights_from = master;
+  }
+
+  // Passes of whole micro-batches, about 4096 rows each.
+  const std::uint64_t per_pass = std::max<std::uint64_t>(1, 4096 / mb);
+  const auto& layers = layout.layers();
+  int widest = shape.inputs;
+  for (const Layer& l : layers) widest = std::max(widest, l.out);
+  for (std::uint64_t first = span.begin; first < span.end; first += per_pass) {
+    const std::uint64_t count = std::min(per_pass, span.end - first);
+    const int rows = int(count * mb);
+    const std::uint64_t row0 = first * mb;
+    // Carve the scratch: the input, each layer's output and pre-activation,
+    // two gradient buffers.
+    std::vector<std::size_t> offsets;
+    std::size_t total = 0;
+    auto carve = [&](std::uint64_t elements) {
+      offsets.push_back(total);
+      total += aligned(elements * sizeof(bf16));
+    };
+    carve(std::uint64_t(rows) * shape.inputs);
+    for (const Layer& l : layers) {
+      carve(std::uint64_t(rows) * l.out);
+      carve(std::uint64_t(rows) * l.out);
+    }
+    carve(std::uint64_t(rows) * widest);
+    carve(std::uint64_t(rows) * widest);
+    char* base = reinterpret_cast<char*>(st.activations.at_least(total, stream, where));
+    auto piece = [&](std::size_t i) { return reinterpret_cast<bf16*>(base + offsets[i]); };
+    bf16* x = piece(0);
+    bf16 *grad_a = piece(1 + 2 * layers.size()), *grad_b = piece(2 + 2 * layers.size());
+
+    {
+      std::uint64_t n = std::uint64_t(rows) * shape.inputs;
+      const void* in = static_cast<const float*>(args[1].memory.ptr) + row0 * shape.inputs;
+      void* out = x;
+      launch(st.fn.to_bf16, stream, blocks_for(n), 1, {&n, &in, &out});
+    }
+    // Forward: z = W a + b (column-major: out x rows), a = gelu(z) but at the output.
+    const bf16* input = x;
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      const Layer& l = layers[i];
+      const bool hidden = i + 1 < layers.size();
+      bf16* a = piece(1 + 2 * i);
+      bf16* z = piece(2 + 2 * i);
+      Gemm g;
+      g.ta = true;
+      g.m = l.out, g.n = rows, g.k = l.in;
+      g.a = weights + l.weight, g.lda = l.in;
+      g.b = input, g.ldb = l.in;
+      g.d = a, g.ldd = l.out;
+      g.bias = weights + l.bias;
+      g.epilogue = hidden ? CUBLASLT_EPILOGUE_GELU_AUX_BIAS : CUBLASLT_EPILOGUE_BIAS;
+      if (hidden) g.aux = z, g.aux_ld = l.out;
+      if (run_gemm(st, stream, g)) {
+        fused_gemms.fetch_add(1, std::memory_order_relaxed);
+      } else {
+        unfused_gemms.fetch_add(1, std::memory_order_relaxed);
+        Gemm plain = g;
+        plain.epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+        if (!run_gemm(st, stream, plain))
+          raise(Errc::invalid_argument, where, "cuBLASLt has no algorithm for a layer's GEMM");
+        std::uint64_t n = std::uint64_t(rows) * l.out;
+        unsigned cols = unsigned(l.out);
+        void* zp = a;
+        void* aux = hidden ? z : nullptr;
+        const void* bias = weights + l.bias;
+        int gelu_on = hidden;
+        launch(st.fn.bias_gelu, stream, blocks_for(n), 1, {&n, &cols, &zp, &aux, &bias, &gelu_on});
+      }
+      input = a;
+    }
+    // The loss and its gradient at the output.
+    bf16* dz = grad_a;
+    {
+      std::uint64_t n = std::uint64_t(rows) * shape.outputs;
+      const void* prediction = input;
+      const void* target = static_cast<const float*>(args[2].memory.ptr) + row0 * shape.outputs;
+      void* d = dz;
+      void* loss = acc + params;
+      launch(st.fn.loss, stream, blocks_for(n), 1, {&n, &prediction, &target, &d, &loss});
+    }
+    // Backward, the last layer first.
+    for (std::size_t i = layers.size(); i-- > 0;) {
+      const Layer& l = layers[i];
+      const bf16* in = i == 0 ? x : piece(1 + 2 * (i - 1));
+      {  // dW (column-major in x out) += in (in x rows) dz^T (rows x out), in fp32
+        Gemm g;
+        g.tb = true;
+        g.m = l.in, g.n = l.out, g.k = rows;
+        g.a = in, g.lda = l.in;
+        g.b = dz, g.ldb = l.out;
+        g.d = acc + l.weight, g.ldd = l.in, g.d_type = CUDA_R_32F;
+        g.beta = 1.0f;
+        if (!run_gemm(st, stream, g))
+          raise(Errc::invalid_argument, where, "cuBLASLt has no algorithm for a weight gradient");
+      }
+      {  // db += the sum of dz over rows
+        unsigned r = unsigned(rows), cols = unsigned(l.out);
+        const void* d = dz;
+        void* db = acc + l.bias;
+        const unsigned slices = unsigned(std::clamp(rows / 64, 1, 64));
+        launch(st.fn.bias_grad, stream, (cols + 255) / 256, slices, {&r, &cols, &d, &db});
+      }
+      if (i == 0) break;
+      // d in (in x rows) = W (in x out) dz, through the previous layer's GELU.
+      bf16* next = dz == grad_a ? grad_b : grad_a;
+      bf16* z_prev = piece(2 + 2 * (i - 1));
+      Gemm g;
+      g.m = l.in, g.n = rows, g.k = l.out;
+      g.a = weights + l.weight, g.lda = l.in;
+      g.b = dz, g.ldb = l.out;
+      g.d = next, g.ldd = l.in;
+      g.epilogue = CUBLASLT_EPILOGUE_DGELU;
+      g.aux = z_prev, g.aux_ld = l.in;
+      if (run_gemm(st, stream, g)) {
+        fused_gemms.fetch_add(1, std::memory_order_relaxed);
+      } else {
+        unfused_gemms.fetch_add(1, std::memory_order_relaxed);
+        Gemm plain = g;
+        plain.epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+        plain.aux = nullptr, plain.aux_ld = 0;
+        if (!run_gemm(st, stream, plain))
+          raise(Errc::invalid_argument, where, "cuBLASLt has no algorithm for a data gradient");
+        std::uint64_t n = std::uint64_t(rows) * l.in;
+        void* d = next;
+        const void* aux = z_prev;
+        launch(st.fn.gelu_backward, stream, blocks_for(n), 1, {&n, &d, &aux});
+      }
+      dz = next;
+    }
+  }
+}
+
+}  // namespace
+
+void add_cuda_code(StepKernels& k, const MlpLayout& layout) {
+  const auto image = train_cuda_fatbin();
+  if (image.empty()) return;
+  k.grad.native(BackendKind::cuda, [layout](void* stream, Span span, const KernelArgs& args) {
+    grad(layout, static_cast<CUstream>(stream), span, args);
+  });
+  k.publish.cuda_image(image, "baton_train_publish");
+  k.adamw.cuda_image(image, "baton_train_adamw");
+}
+
+EpilogueCounts cuda_epilogue_counts() {
+  return {fused_gemms.load(), unfused_gemms.load()};
+}
+
+}  // namespace baton::train

@@ -1,0 +1,162 @@
+// Data-parallel training through the Runtime, written once and instantiated
+// per backend (test_trainer.cpp: cpu and sim; test_trainer_cuda.cpp): the
+// reduced gradient is the one-device gradient of the whole batch, training on
+// many devices keeps the weights of training on one, the loss falls, and bad
+// configurations are named. Backends that compute in bf16 (cuda) are held to
+// bf16's precision, the others to fp32's.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "baton/error.hpp"
+#include "baton/runtime.hpp"
+#include "sched/policy.hpp"
+#include "train/mlp_cpu.hpp"
+#include "train/trainer.hpp"
+
+namespace training {
+
+using namespace baton;
+using namespace baton::train;
+
+class Training : public testing::TestWithParam<std::string> {
+ protected:
+  // The parameter's devices, or null with skip_reason_ set.
+  std::unique_ptr<Runtime> open() {
+    Options o;
+    o.devices = GetParam();
+    o.perf_model_file = "";
+    try {
+      return std::make_unique<Runtime>(o);
+    } catch (const Error& e) {
+      if (e.code() != Errc::backend_unavailable) throw;
+      skip_reason_ = e.what();
+      return nullptr;
+    }
+  }
+  bool bf16() const { return GetParam().rfind("cuda", 0) == 0; }
+  // |a - b| against |reference|, as norms.
+  static double relative(const std::vector<float>& a, const std::vector<float>& b,
+                         const std::vector<float>& reference) {
+    double diff = 0, norm = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      diff += double(a[i] - b[i]) * double(a[i] - b[i]);
+      norm += double(reference[i]) * double(reference[i]);
+    }
+    return std::sqrt(diff / std::max(norm, 1e-30));
+  }
+  static TrainConfig small(const std::string& policy) {
+    TrainConfig c;
+    c.shape = MlpShape{16, 48, 2, 8};
+    c.batch = 384;
+    c.micro_batch = 8;
+    c.policy = policy;
+    c.optimizer.lr = 3e-3f;
+    return c;
+  }
+  std::string skip_reason_;
+};
+
+#define TRAINING_OPEN(rt)                                                \
+  auto rt = open();                                                      \
+  if (!rt) {                                                             \
+    GTEST_SKIP() << "no " << GetParam() << " devices: " << skip_reason_; \
+  }
+
+std::vector<std::string> policy_names() {
+  std::vector<std::string> names;
+  for (const auto& p : detail::policies()) names.push_back(p.name);
+  return names;
+}
+
+TEST_P(Training, TheReducedGradientIsTheWholeBatchsGradient) {
+  TRAINING_OPEN(rt);
+  for (const std::string& policy : policy_names()) {
+    TrainConfig c = small(policy);
+    Trainer t(*rt, c);
+    const std::vector<float> reduced = t.gradient(3);
+    // The same batch on the host in one piece.
+    Teacher teacher(c.shape, c.seed);
+    std::vector<float> x(std::size_t(c.batch) * c.shape.inputs),
+        y(std::size_t(c.batch) * c.shape.outputs), p(t.layout().params()), ws;
+    teacher.batch(3, 0, c.batch, x.data(), y.data());
+    init_params(t.layout(), c.seed, p);
+    std::vector<float> whole(p.size(), 0.0f);
+    loss_and_grad_cpu(t.layout(), p.data(), x.data(), y.data(), c.batch, whole.data(), ws);
+    EXPECT_LT(relative(reduced, whole, whole), bf16() ? 3e-2 : 1e-5) << policy;
+  }
+}
+
+TEST_P(Training, ManyDevicesKeepTheWeightsOfOne) {
+  TRAINING_OPEN(rt);
+  TrainConfig c = small("static");  // which spreads even micro-batches this small
+  Trainer all(*rt, c);
+  c.devices = {0};
+  Trainer one(*rt, c);
+  const std::vector<float> start = one.params();
+  for (int s = 0; s < 4; ++s) {
+    const StepResult a = all.step(), b = one.step();
+    EXPECT_NEAR(a.loss, b.loss, (bf16() ? 1e-2 : 1e-4) * b.loss) << "step " << a.step;
+    std::uint64_t devices_used = 0;
+    for (const auto& d : a.grad.devices) devices_used += d.items > 0;
+    EXPECT_GE(devices_used, 2u) << "the micro-batches were not spread";
+  }
+  const auto pa = all.params(), pb = one.params();
+  ASSERT_EQ(pa.size(), pb.size());
+  // Against how far training moved the weights.
+  std::vector<float> moved(pa.size());
+  for (std::size_t i = 0; i < pa.size(); ++i) moved[i] = pb[i] - start[i];
+  EXPECT_LT(relative(pa, pb, moved), bf16() ? 5e-2 : 1e-4)
+      << "the weights differ from training on one device";
+}
+
+TEST_P(Training, TheLossFalls) {
+  TRAINING_OPEN(rt);
+  Trainer t(*rt, small("weighted"));
+  double first = 0, last = 0;
+  for (int s = 0; s < 40; ++s) {
+    const StepResult r = t.step();
+    ASSERT_TRUE(std::isfinite(r.loss));
+    if (s == 0) first = r.loss;
+    last = r.loss;
+  }
+  EXPECT_LT(last, 0.5 * first) << "first " << first << ", last " << last;
+}
+
+TEST_P(Training, BadConfigurationsAreNamed) {
+  TRAINING_OPEN(rt);
+  Errc code = Errc::internal;
+  auto message = [&](TrainConfig c) -> std::string {
+    try {
+      Trainer t(*rt, c);
+    } catch (const Error& e) {
+      code = e.code();
+      return e.what();
+    }
+    return "accepted";
+  };
+  TrainConfig c = small("ws");
+  c.batch = 100;
+  c.micro_batch = 8;
+  EXPECT_NE(message(c).find("multiple of the micro-batch"), std::string::npos) << message(c);
+  c = small("ws");
+  c.micro_batch = 0;
+  EXPECT_NE(message(c).find("micro-batch"), std::string::npos) << message(c);
+  c = small("ws");
+  c.devices = {int(rt->devices().size())};
+  EXPECT_NE(message(c).find("no device"), std::string::npos) << message(c);
+  c = small("ws");
+  c.shape.width = 1 << 20;  // 2^40 parameters: fits nowhere
+  const std::string m = message(c);
+  EXPECT_EQ(code, Errc::out_of_memory) << m;
+  // Where a device's memory is known, before anything is allocated.
+  if (rt->devices()[0]->info().memory_bytes > 0) {
+    EXPECT_NE(m.find("needs about"), std::string::npos) << m;
+  }
+  c = small("no-such-policy");
+  EXPECT_THROW(Trainer(*rt, c).step(), Error);
+}
+
+}  // namespace training
