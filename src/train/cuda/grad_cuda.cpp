@@ -292,15 +292,16 @@ bool run_gemm(StreamState& st, CUstream stream, const Gemm& g) {
   auto found = st.algos.find(key);
   if (found == st.algos.end()) {
     check(api.cublasLtMatmulPreferenceCreate(&pref), "MatmulPreferenceCreate");
-    auto pref_set = [&](cublasLtMatmulPreferenceAttributes_t attr, std::uint64_t value) {
+    // Each attribute's own type: the workspace is uint64_t, alignments uint32_t.
+    auto pref_set = [&](cublasLtMatmulPreferenceAttributes_t attr, const auto& value) {
       check(api.cublasLtMatmulPreferenceSetAttribute(pref, attr, &value, sizeof value),
             "MatmulPreferenceSetAttribute");
     };
-    pref_set(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, kWorkspace);
-    pref_set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, std::uint64_t(key[12]));
-    pref_set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, std::uint64_t(key[13]));
-    pref_set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, std::uint64_t(key[14]));
-    pref_set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, std::uint64_t(key[14]));
+    pref_set(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, std::uint64_t(kWorkspace));
+    pref_set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, std::uint32_t(key[12]));
+    pref_set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, std::uint32_t(key[13]));
+    pref_set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, std::uint32_t(key[14]));
+    pref_set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, std::uint32_t(key[14]));
     cublasLtMatmulHeuristicResult_t result{};
     int count = 0;
     const cublasStatus_t s = api.cublasLtMatmulAlgoGetHeuristic(st.handle, desc, la, lb, ld, ld,
