@@ -3,7 +3,8 @@
 // gradient summed over the micro-batches a device ran): a task, spread over
 // devices or not, gets the instance of the device it runs on through
 // baton::local(), and its chunks on one device add into one instance.
-// Instances start zeroed; Runtime::read(b, d) copies device d's to the host.
+// Instances start zeroed; Runtime::read(b, d) copies device d's to the host;
+// baton::instances() hands a kernel all of them where they share its memory.
 #pragma once
 
 #include <memory>
@@ -31,6 +32,16 @@ class PerDevice {
 template <class T>
 BufferArg local(const PerDevice<T>& b) {
   return {b.state(), Access::inout, sizeof(T), whole};
+}
+
+// Every instance, read: the kernel gets a table of their addresses, one per
+// device of the runtime in device order, null where a device has none. For
+// combining the instances of devices that share one memory (the cpu devices,
+// the partitions of one GPU) in place; an instance in other memory is an
+// error. The task follows every earlier task that touched any instance.
+template <class T>
+BufferArg instances(const PerDevice<T>& b) {
+  return {b.state(), Access::in, sizeof(T), whole};
 }
 
 }  // namespace baton

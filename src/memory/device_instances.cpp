@@ -19,7 +19,8 @@ DeviceInstances::~DeviceInstances() {
   release_all();
 }
 
-DeviceMemory DeviceInstances::acquire(Device& dev, Queue& q, std::vector<EventPtr>& waits) {
+DeviceMemory DeviceInstances::acquire(Device& dev, int index, Queue& q,
+                                      std::vector<EventPtr>& waits) {
   std::lock_guard lock(mu_);
   for (Instance& i : instances_)
     if (i.device == &dev) {
@@ -33,6 +34,7 @@ DeviceMemory DeviceInstances::acquire(Device& dev, Queue& q, std::vector<EventPt
     }
   Instance i;
   i.device = &dev;
+  i.index = index;
   i.memory = dev.allocate(bytes_);
   try {
     for (std::size_t at = 0; at < bytes_; at += kZeroBlock)
@@ -45,6 +47,42 @@ DeviceMemory DeviceInstances::acquire(Device& dev, Queue& q, std::vector<EventPt
   waits.push_back(i.zeroed);
   instances_.push_back(i);
   return i.memory;
+}
+
+DeviceMemory DeviceInstances::table(Device& dev, int devices, Queue& q,
+                                    std::vector<EventPtr>& waits) {
+  std::lock_guard lock(mu_);
+  const MemoryNode node = dev.info().memory_node;
+  std::vector<void*> entries(std::size_t(devices), nullptr);
+  for (Instance& i : instances_) {
+    if (i.device->info().memory_node != node)
+      raise(Errc::invalid_argument, dev.name(),
+            "baton::instances(): " + i.device->name() + "'s instance is not in " + dev.name() +
+                "'s memory");
+    if (!i.memory.ptr)
+      raise(Errc::invalid_argument, dev.name(),
+            "baton::instances(): this device's memory has no addresses to put in a table");
+    if (i.zeroed) waits.push_back(i.zeroed);
+    entries[std::size_t(i.index)] = i.memory.ptr;
+  }
+  Table* t = nullptr;
+  for (Table& x : tables_)
+    if (x.device->info().memory_node == node) t = &x;
+  if (!t) {
+    Table fresh;
+    fresh.device = &dev;
+    fresh.memory = dev.allocate(sizeof(void*) * entries.size());
+    tables_.push_back(std::move(fresh));
+    t = &tables_.back();
+  }
+  if (t->entries != entries) {
+    if (t->written) t->written->wait();  // its host copy is about to change
+    t->entries = std::move(entries);
+    q.write(t->memory, 0, t->entries.data(), sizeof(void*) * t->entries.size(), HostKind::pageable);
+    t->written = q.record();
+  }
+  if (t->written) waits.push_back(t->written);
+  return t->memory;
 }
 
 void DeviceInstances::read(Device& dev, void* out) {
@@ -70,6 +108,8 @@ void DeviceInstances::read(Device& dev, void* out) {
 void DeviceInstances::drop_device(const Device& dev, const std::string& why) {
   std::lock_guard lock(mu_);
   lost_.push_back({&dev, why});
+  // A table it allocated goes with it (another device of its memory makes a new one).
+  std::erase_if(tables_, [&](const Table& t) { return t.device == &dev; });
   std::erase_if(instances_, [&](Instance& i) {
     if (i.device != &dev) return false;
     try {
@@ -82,6 +122,14 @@ void DeviceInstances::drop_device(const Device& dev, const std::string& why) {
 
 void DeviceInstances::release_all() {
   std::lock_guard lock(mu_);
+  for (Table& t : tables_) {
+    try {
+      if (t.written) t.written->wait();
+      t.device->release(t.memory);
+    } catch (const Error&) {  // a failed device's memory is moot
+    }
+  }
+  tables_.clear();
   for (Instance& i : instances_) {
     try {
       if (i.zeroed) i.zeroed->wait();

@@ -73,9 +73,10 @@ void accesses_of(const std::vector<RunArg>& args, Span items, int pinned, int de
     if (!a.is_buffer) continue;
     if (a.buffer.state->instances()) {
       const std::uint64_t n = a.buffer.state->bytes();
-      const std::uint64_t first = pinned >= 0 ? std::uint64_t(pinned) : 0;
-      const std::uint64_t count = pinned >= 0 ? 1 : std::uint64_t(devices);
-      out.push_back({a.buffer.state.get(), first * n, (first + count) * n, true});
+      const bool own = a.buffer.mode != Access::in && pinned >= 0;
+      const std::uint64_t first = own ? std::uint64_t(pinned) : 0;
+      const std::uint64_t count = own ? 1 : std::uint64_t(devices);
+      out.push_back({a.buffer.state.get(), first * n, (first + count) * n, writes(a.buffer.mode)});
       continue;
     }
     const Span r = byte_region(a.buffer, items);
@@ -91,7 +92,8 @@ double bytes_per_item(const std::vector<RunArg>& args) {
   return bytes;
 }
 
-void prepare(Device& dev, const std::vector<RunArg>& args, Span items, Prepared& p) {
+void prepare(Device& dev, int index, int devices, const std::vector<RunArg>& args, Span items,
+             Prepared& p) {
   p.launch.resize(args.size());
   p.waits.clear();
   p.bytes_in = 0;
@@ -107,7 +109,9 @@ void prepare(Device& dev, const std::vector<RunArg>& args, Span items, Prepared&
     l.kind = LaunchArg::Kind::buffer;
     l.element_size = a.buffer.element_size;
     if (DeviceInstances* local = s.instances()) {
-      l.memory = local->acquire(dev, copy_in, p.waits);
+      // baton::local(): its own instance; baton::instances(): the table of all.
+      l.memory = a.buffer.mode == Access::in ? local->table(dev, devices, copy_in, p.waits)
+                                             : local->acquire(dev, index, copy_in, p.waits);
     } else if (reads(a.buffer.mode)) {
       const Span r = byte_region(a.buffer, items);
       const Transfer t = s.acquire(dev, copy_in, r.begin, r.end, p.waits);

@@ -37,8 +37,10 @@ struct Prepared {
   std::uint64_t bytes_in = 0;
 };
 
-// Makes what `items` read valid on `dev` and fills `p` for the launch.
-void prepare(Device& dev, const std::vector<RunArg>& args, Span items, Prepared& p);
+// Makes what `items` read valid on `dev` (device `index` of `devices`) and
+// fills `p` for the launch.
+void prepare(Device& dev, int index, int devices, const std::vector<RunArg>& args, Span items,
+             Prepared& p);
 // `dev`'s memory becomes the holder of what `items` wrote, ready after
 // `done`; with write_back, a copy home is queued behind it. Returns bytes
 // queued home.

@@ -370,7 +370,7 @@ EventPtr Worker::enqueue(TaskRecord* t, Span span, std::uint64_t step, Enqueued&
     for (const EventWait& w : t->waits)
       if (w.device != index_) compute_.wait(w.event);
   if (!t->args.empty()) {
-    prepare(device_, t->args, span, scratch_);
+    prepare(device_, index_, engine_.devices(), t->args, span, scratch_);
     out.bytes_in = scratch_.bytes_in;
     for (const EventPtr& e : scratch_.waits) compute_.wait(e);
   } else {

@@ -102,6 +102,22 @@ Kernel tally_kernel() {
   return k;
 }
 
+Kernel sum_instances_kernel() {
+  Kernel k("sum_instances");
+  k.cpu([](Span s, const KernelArgs& a) {
+    if (s.empty()) return;
+    int* const* table = a.ptr<int*>(0);
+    int sum = 0;
+    for (int d = 0; d < a.value<int>(2); ++d)
+      if (table[d]) sum += table[d][0];
+    a.ptr<int>(1)[0] = sum;
+  });
+#ifdef BATON_HAVE_CUDA
+  k.cuda_image(detail::builtin_cuda_fatbin(), "baton_sum_instances");
+#endif
+  return k;
+}
+
 Kernel empty_kernel() {
   Kernel k("empty");
   k.cpu([](Span, const KernelArgs&) {});

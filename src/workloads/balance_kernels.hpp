@@ -24,6 +24,10 @@ Kernel count_kernel();
 // c[0] += 1 atomically per item: how many items ran where, into a per-device
 // buffer. Arguments: local(int c).
 Kernel tally_kernel();
+// out[0] = the sum of c[0] over every device's instance of a per-device
+// buffer, through the table baton::instances() gives (no OpenCL code: its
+// memory has no addresses). Arguments: instances(int c), out(int), int devices.
+Kernel sum_instances_kernel();
 // Does nothing: for measuring per-chunk overhead. No arguments.
 Kernel empty_kernel();
 

@@ -50,3 +50,12 @@ extern "C" __global__ void baton_tally(unsigned long long begin, unsigned long l
   if (i >= end) return;
   atomicAdd(c, 1);
 }
+
+extern "C" __global__ void baton_sum_instances(unsigned long long begin, unsigned long long end,
+                                               const int* const* table, int* out, int devices) {
+  if (begin + blockIdx.x * 256ull + threadIdx.x != begin || begin >= end) return;
+  int sum = 0;
+  for (int d = 0; d < devices; ++d)
+    if (table[d]) sum += table[d][0];
+  out[0] = sum;
+}

@@ -204,6 +204,40 @@ TEST_P(Conformance, EachDeviceAddsIntoItsOwnInstance) {
   EXPECT_THROW(rt->read(untouched, devices), Error);
 }
 
+// baton::instances(): a task on one device sums every device's instance in
+// place where all of them share its memory; where one does not, or the
+// backend has no addresses for a table, the caller gets the error and the
+// device stays.
+TEST_P(Conformance, InstancesAreCombinedInSharedMemory) {
+  CONFORMANCE_OPEN(rt);
+  const int devices = int(rt->devices().size());
+  auto counts = rt->per_device<int>(1);
+  const std::uint64_t n = 5000;
+  rt->parallel_for(Range{n}, workloads::tally_kernel(), local(counts));
+  Kernel sum = workloads::sum_instances_kernel();
+  auto total = rt->buffer<int>(1);
+  bool one_memory = true;
+  for (const auto& d : rt->devices())
+    one_memory = one_memory && d->info().memory_node == rt->devices()[0]->info().memory_node;
+  if (!sum.runs_on(rt->devices()[0]->info().backend)) {
+    EXPECT_THROW(rt->submit(Range{1}, sum, instances(counts), out(total), devices, on(0)), Error);
+    return;
+  }
+  try {
+    rt->submit(Range{1}, sum, instances(counts), out(total), devices, on(0));
+    rt->wait_all();
+    EXPECT_TRUE(one_memory) << "instances in other memory were summed";
+    EXPECT_EQ(std::uint64_t(total.read()[0]), n);
+  } catch (const Error& e) {
+    EXPECT_FALSE(one_memory) << e.what();
+    EXPECT_EQ(e.code(), Errc::invalid_argument) << e.what();
+  }
+  // No device was retired: a task on each still runs.
+  for (int d = 0; d < devices; ++d)
+    rt->submit(Range{1}, workloads::tally_kernel(), local(counts), on(d));
+  EXPECT_EQ(rt->wait_all().reruns, 0u);
+}
+
 // Producer and consumer pinned to different devices: the consumer follows
 // the producer by an event its queue waits for (or, where the two devices
 // cannot, once the producer is done), and sees its results.

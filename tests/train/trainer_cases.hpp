@@ -99,9 +99,10 @@ TEST_P(Training, ManyDevicesKeepTheWeightsOfOne) {
   for (int s = 0; s < 4; ++s) {
     const StepResult a = all.step(), b = one.step();
     EXPECT_NEAR(a.loss, b.loss, (bf16() ? 1e-2 : 1e-4) * b.loss) << "step " << a.step;
-    std::uint64_t devices_used = 0;
+    std::size_t devices_used = 0;
     for (const auto& d : a.grad.devices) devices_used += d.items > 0;
-    EXPECT_GE(devices_used, 2u) << "the micro-batches were not spread";
+    EXPECT_GE(devices_used, std::min<std::size_t>(2, rt->devices().size()))
+        << "the micro-batches were not spread";
   }
   const auto pa = all.params(), pb = one.params();
   ASSERT_EQ(pa.size(), pb.size());
