@@ -1,6 +1,7 @@
 #include "train/step_kernels.hpp"
 
 #include <array>
+#include <bit>
 #include <mutex>
 #include <vector>
 
@@ -23,11 +24,16 @@ std::mutex& accumulator_lock(const void* accumulator) {
   return locks[(reinterpret_cast<std::uintptr_t>(accumulator) >> 6) % locks.size()];
 }
 
+bool tagged(const float* acc, std::uint64_t params, std::uint32_t tag) {
+  return std::bit_cast<std::uint32_t>(acc[tag_at(params)]) == tag;
+}
+
 Kernel grad_kernel(const MlpLayout& layout, int micro_batch) {
   Kernel k("train.grad");
   k.cpu([layout](Span s, const KernelArgs& a) {
     if (a.size() != 6) raise(Errc::invalid_argument, "train.grad", "expects 6 arguments");
     const std::uint64_t mb = a.value<std::uint32_t>(4);
+    const std::uint32_t tag = a.value<std::uint32_t>(5);
     const std::uint64_t rows = s.size() * mb, first_row = s.begin * mb;
     if (rows > std::uint64_t(INT32_MAX))
       raise(Errc::invalid_argument, "train.grad", "a chunk of more than 2^31 rows");
@@ -40,36 +46,73 @@ Kernel grad_kernel(const MlpLayout& layout, int micro_batch) {
         workspace);
     float* acc = a.ptr<float>(3);
     std::lock_guard lock(accumulator_lock(acc));
+    if (!tagged(acc, params, tag)) {  // the first piece of this accumulation here
+      std::copy(grad.begin(), grad.end(), acc);
+      acc[loss_at(params)] = float(loss);
+      acc[tag_at(params)] = std::bit_cast<float>(tag);
+      return;
+    }
     for (std::size_t i = 0; i < params; ++i) acc[i] += grad[i];
-    acc[params] += float(loss);
+    acc[loss_at(params)] += float(loss);
   });
   const double per_micro_batch = flops_per_sample(layout) * micro_batch;
   k.cost([per_micro_batch](Span s) { return per_micro_batch * double(s.size()); });
   return k;
 }
 
+Kernel adamw_shared_kernel() {
+  Kernel k("train.adamw_shared");
+  k.cpu([](Span s, const KernelArgs& a) {
+    const float* const* table = a.ptr<const float*>(0);
+    float *p = a.ptr<float>(1), *m = a.ptr<float>(2), *v = a.ptr<float>(3);
+    const AdamWRates r = a.value<AdamWRates>(4);
+    const AdamWStep st = a.value<AdamWStep>(5);
+    const InstanceArgs in = a.value<InstanceArgs>(6);
+    thread_local std::vector<const float*> live;
+    live.clear();
+    for (std::uint32_t d = 0; d < in.devices; ++d)
+      if (table[d] && tagged(table[d], in.params, in.tag)) live.push_back(table[d]);
+    for (std::uint64_t i = s.begin; i < s.end; ++i) {
+      float g = 0.0f;
+      for (const float* acc : live) g += acc[i];
+      adamw_update(r, st, g, p[i], m[i], v[i]);
+    }
+  });
+  k.cost([](Span s) { return 12.0 * double(s.size()); });
+  return k;
+}
+
+Kernel losses_shared_kernel() {
+  Kernel k("train.losses_shared");
+  k.cpu([](Span s, const KernelArgs& a) {
+    if (s.empty()) return;
+    const float* const* table = a.ptr<const float*>(0);
+    float* losses = a.ptr<float>(1);
+    const InstanceArgs in = a.value<InstanceArgs>(2);
+    for (std::uint32_t d = 0; d < in.devices; ++d)
+      losses[d] = table[d] && tagged(table[d], in.params, in.tag) ? table[d][loss_at(in.params)]
+                                                                  : 0.0f;
+  });
+  return k;
+}
+
 Kernel publish_kernel() {
   Kernel k("train.publish");
   k.cpu([](Span s, const KernelArgs& a) {
-    const std::uint64_t params = a.value<std::uint64_t>(4);
-    float* acc = a.ptr<float>(0);
+    const float* acc = a.ptr<float>(0);
     float* slots = a.ptr<float>(1);
     const PublishArgs p = a.value<PublishArgs>(3);
-    for (std::uint64_t i = s.begin; i < s.end; ++i) {
-      slots[i] = acc[i - p.first];
-      acc[i - p.first] = 0.0f;
-    }
-    if (s.begin == p.first) {
-      a.ptr<float>(2)[p.slot] = acc[params];
-      acc[params] = 0.0f;
-    }
+    const std::uint64_t params = a.value<std::uint64_t>(4);
+    const bool mine = tagged(acc, params, p.tag);
+    for (std::uint64_t i = s.begin; i < s.end; ++i) slots[i] = mine ? acc[i - p.first] : 0.0f;
+    if (s.begin == p.first) a.ptr<float>(2)[p.slot] = mine ? acc[loss_at(params)] : 0.0f;
   });
   k.cost([](Span s) { return double(s.size()); });
   return k;
 }
 
-Kernel adamw_kernel() {
-  Kernel k("train.adamw");
+Kernel adamw_slots_kernel() {
+  Kernel k("train.adamw_slots");
   k.cpu([](Span s, const KernelArgs& a) {
     const float* slots = a.ptr<float>(0);
     float *p = a.ptr<float>(1), *m = a.ptr<float>(2), *v = a.ptr<float>(3);
@@ -95,7 +138,8 @@ double flops_per_sample(const MlpLayout& layout) {
 }
 
 StepKernels make_step_kernels(const MlpLayout& layout, int micro_batch) {
-  StepKernels k{grad_kernel(layout, micro_batch), publish_kernel(), adamw_kernel()};
+  StepKernels k{grad_kernel(layout, micro_batch), adamw_shared_kernel(), losses_shared_kernel(),
+                publish_kernel(), adamw_slots_kernel()};
 #ifdef BATON_TRAIN_CUDA
   add_cuda_code(k, layout);
 #endif

@@ -1,11 +1,18 @@
-// The three kernels of a data-parallel training step, with code for each
-// backend this build has (the sim backend runs the cpu code on virtual time):
-//   grad:    items are micro-batches; each device adds the summed gradient and
-//            loss of the micro-batches it runs into its own accumulator.
-//   publish: one device copies its accumulator into its slot of the step's
-//            gradient slots (and its loss), and zeroes it for the next step.
-//   adamw:   items are parameters; each sums the slots in slot order (so every
-//            split of the work gives the same bits) and takes one AdamW step.
+// The kernels of a data-parallel training step, with code for each backend
+// this build has (the sim backend runs the cpu code on virtual time):
+//   grad:    items are micro-batches; each device sums the gradient and loss of
+//            the micro-batches it runs into its own accumulator (a per-device
+//            buffer, tagged with the accumulation: kernel_args.hpp).
+//   Where every device shares one memory (the cpu devices, the partitions of
+//   one GPU), the accumulators are read in place:
+//   adamw_shared: items are parameters; each sums the accumulators in device
+//            order (so every split of the work gives the same bits) and takes
+//            one AdamW step.
+//   losses_shared: one item; the loss of each device's accumulator.
+//   Elsewhere each device first copies its accumulator to a slot:
+//   publish: one device's accumulator into its slot of the gradient slots,
+//            its loss into its loss slot.
+//   adamw_slots: as adamw_shared, over the slots in slot order.
 #pragma once
 
 #include <cstdint>
@@ -18,16 +25,21 @@ namespace baton::train {
 
 struct StepKernels {
   // in(params, whole), in(x, Part{mb * inputs}), in(y, Part{mb * outputs}),
-  // local(accumulator of params + 1 floats: the gradient, then the loss),
-  // uint32 mb, uint32 weights version (a GPU keeps a bf16 copy of the
-  // weights, made again when the version changes: the step number).
+  // local(accumulator of params + 2 floats), uint32 mb, uint32 tag (also the
+  // weights' version: a GPU keeps a bf16 copy of them, made again when it
+  // changes).
   Kernel grad;
+  // instances(accumulator), inout(params), inout(m), inout(v), AdamWRates,
+  // AdamWStep, InstanceArgs.
+  Kernel adamw_shared;
+  // instances(accumulator), out(losses: one per device), InstanceArgs.
+  Kernel losses_shared;
   // local(accumulator), out(gradient slots), out(loss slots, one element),
   // PublishArgs, uint64 params; over the slot's elements [first, first + params).
   Kernel publish;
   // in(gradient slots, whole), inout(params), inout(m), inout(v), AdamWRates,
   // AdamWStep, SlotArgs.
-  Kernel adamw;
+  Kernel adamw_slots;
 };
 
 StepKernels make_step_kernels(const MlpLayout& layout, int micro_batch);

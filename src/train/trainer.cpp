@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <thread>
 
 #include "baton/error.hpp"
@@ -12,8 +13,8 @@ namespace baton::train {
 
 namespace {
 
-// A version number for weights no other trainer of the process has used: a
-// GPU's bf16 copy of them is keyed on it.
+// A tag no other accumulation of the process has used: accumulators are
+// tagged with it, and a GPU's bf16 copy of the weights is keyed on it.
 std::uint32_t fresh_version() {
   static std::atomic<std::uint32_t> next{1};
   return next.fetch_add(1, std::memory_order_relaxed);
@@ -56,6 +57,9 @@ Trainer::Trainer(Runtime& rt, TrainConfig config)
   for (int d : devices_)
     if (!kernels_.grad.runs_on(devs[d]->info().backend))
       raise(Errc::no_implementation, devs[d]->name(), "this build has no training code for it");
+  shared_ = std::all_of(devices_.begin(), devices_.end(), [&](int d) {
+    return devs[d]->info().memory_node == devs[devices_[0]]->info().memory_node;
+  });
   const std::uint64_t need = bytes_per_device();
   auto mib = [](std::uint64_t b) { return std::to_string((b + (1 << 20) - 1) >> 20) + " MiB"; };
   for (int d : devices_) {
@@ -65,7 +69,6 @@ Trainer::Trainer(Runtime& rt, TrainConfig config)
             "the model needs about " + mib(need) + " on each device; " + devs[d]->name() + " has " +
                 mib(has));
   }
-  weights_version_ = fresh_version();
   // A cpu device's threads are the parallelism: each runs its own GEMMs.
   openblas_set_num_threads(1);
 
@@ -76,33 +79,36 @@ Trainer::Trainer(Runtime& rt, TrainConfig config)
   init_params(layout_, config_.seed, params_.host());
   std::fill(m_.host().begin(), m_.host().end(), 0.0f);
   std::fill(v_.host().begin(), v_.host().end(), 0.0f);
-  accumulator_ = rt_.per_device<float>(n + 1);
-  slots_ = rt_.buffer<float>(n * devices_.size());
-  losses_ = rt_.buffer<float>(devices_.size());
+  accumulator_ = rt_.per_device<float>(n + 2);
+  if (!shared_) slots_ = rt_.buffer<float>(n * devices_.size());
+  losses_ = rt_.buffer<float>(devs.size());
   const std::size_t b = std::size_t(config_.batch);
   for (Batch& batch : batches_) {
     batch.x = rt_.buffer<float>(b * std::size_t(config_.shape.inputs));
     batch.y = rt_.buffer<float>(b * std::size_t(config_.shape.outputs));
   }
 
-  // Micro-batches go to the devices taking part, first by peak figures; the
-  // update is split evenly over them.
+  // Micro-batches go to the devices taking part, first by peak figures.
   rates_.assign(devs.size(), 0.0);
-  std::vector<double> even(devs.size(), 0.0);
-  for (int d : devices_) {
-    rates_[d] = std::max(devs[d]->info().peak_gflops, 1e-3);
-    even[d] = 1.0;
-  }
+  for (int d : devices_) rates_[d] = std::max(devs[d]->info().peak_gflops, 1e-3);
+  follow_rates();
+}
+
+// The update's parameters are split as the micro-batches are: a device's
+// share of the memory-bound update follows its share of the compute (the
+// partitions of a GPU have bandwidth as they have SMs).
+void Trainer::follow_rates() {
   rt_.set_standalone_rates(kernels_.grad, rates_);
-  rt_.set_standalone_rates(kernels_.adamw, even);
+  rt_.set_standalone_rates(shared_ ? kernels_.adamw_shared : kernels_.adamw_slots, rates_);
 }
 
 std::uint64_t Trainer::bytes_per_device() const {
   const std::uint64_t n = layout_.params(), k = std::max<std::size_t>(1, devices_.size());
   const std::uint64_t mb = std::uint64_t(config_.micro_batch);
   const std::uint64_t io = mb * std::uint64_t(config_.shape.inputs + config_.shape.outputs);
-  // weights, accumulator, the slots the update reads, its share of the moments.
-  return 4 * (n + (n + 1) + k * n + 2 * n / k + io + layout_.workspace(int(mb)));
+  // weights, accumulator, the slots the update reads (none where the
+  // accumulators are read in place), its share of the moments.
+  return 4 * (n + (n + 2) + (shared_ ? 0 : k * n) + 2 * n / k + io + layout_.workspace(int(mb)));
 }
 
 Trainer::Batch& Trainer::load(int step) {
@@ -130,20 +136,39 @@ Trainer::Batch& Trainer::load(int step) {
 
 Runtime::PendingRun Trainer::accumulate(int step) {
   Batch& b = load(step);
+  tag_ = fresh_version();
   const std::uint64_t micro_batches = std::uint64_t(config_.batch / config_.micro_batch);
   const std::uint64_t mb = std::uint64_t(config_.micro_batch);
   Runtime::PendingRun grad = rt_.parallel_for_async(
       Range{micro_batches}, kernels_.grad, in(params_, whole),
       in(b.x, Part{mb * std::uint64_t(config_.shape.inputs)}),
       in(b.y, Part{mb * std::uint64_t(config_.shape.outputs)}), local(accumulator_),
-      std::uint32_t(mb), weights_version_, Policy::by_name(config_.policy));
+      std::uint32_t(mb), tag_, Policy::by_name(config_.policy));
+  if (shared_) return grad;
   const std::uint64_t n = layout_.params();
   for (std::size_t j = 0; j < devices_.size(); ++j) {
-    const PublishArgs p{j * n, std::uint32_t(j), 0};
+    const PublishArgs p{j * n, std::uint32_t(j), tag_};
     rt_.submit(Range{n, 0, p.first}, kernels_.publish, local(accumulator_), out(slots_),
                out(losses_, elements(j, j + 1)), p, std::uint64_t(n), on(devices_[j]));
   }
   return grad;
+}
+
+void Trainer::update() {
+  const std::uint64_t n = layout_.params();
+  const AdamWRates rates = rates_of(config_.optimizer);
+  const AdamWStep step = step_of(config_.optimizer, step_, 1.0f / float(config_.batch));
+  if (shared_) {
+    const InstanceArgs acc{n, std::uint32_t(rt_.devices().size()), tag_};
+    rt_.submit(Range{n}, kernels_.adamw_shared, instances(accumulator_), inout(params_),
+               inout(m_), inout(v_), rates, step, acc, split, Policy::weighted());
+    rt_.submit(Range{1}, kernels_.losses_shared, instances(accumulator_), out(losses_), acc,
+               on(devices_[0]));
+  } else {
+    const SlotArgs slots{n, std::uint32_t(devices_.size()), 0};
+    rt_.submit(Range{n}, kernels_.adamw_slots, in(slots_, whole), inout(params_), inout(m_),
+               inout(v_), rates, step, slots, split, Policy::weighted());
+  }
 }
 
 void Trainer::learn(const RunStats& grad) {
@@ -151,7 +176,7 @@ void Trainer::learn(const RunStats& grad) {
     const DeviceStats& s = grad.devices[std::size_t(d)];
     if (s.items > 0 && s.busy_s > 0) rates_[d] = double(s.items) / s.busy_s;
   }
-  rt_.set_standalone_rates(kernels_.grad, rates_);
+  follow_rates();
 }
 
 StepResult Trainer::step() {
@@ -159,13 +184,7 @@ StepResult Trainer::step() {
   StepResult r;
   r.step = ++step_;
   Runtime::PendingRun grad = accumulate(step_);
-  const std::uint64_t n = layout_.params();
-  const SlotArgs slots{n, std::uint32_t(devices_.size()), 0};
-  rt_.submit(Range{n}, kernels_.adamw, in(slots_, whole), inout(params_), inout(m_), inout(v_),
-             rates_of(config_.optimizer),
-             step_of(config_.optimizer, step_, 1.0f / float(config_.batch)), slots, split,
-             Policy::static_split());
-  weights_version_ = fresh_version();
+  update();
   load(step_ + 1);  // on the host while the step runs
   r.grad = rt_.wait(std::move(grad));
   double loss = 0;
@@ -180,6 +199,14 @@ std::vector<float> Trainer::gradient(int step) {
   rt_.wait(accumulate(step));
   const std::size_t n = layout_.params();
   std::vector<float> sum(n, 0.0f);
+  if (shared_) {  // each device's accumulator that holds this accumulation, in device order
+    for (int d : devices_) {
+      const std::vector<float> acc = rt_.read(accumulator_, d);
+      if (std::bit_cast<std::uint32_t>(acc[tag_at(n)]) != tag_) continue;
+      for (std::size_t i = 0; i < n; ++i) sum[i] += acc[i];
+    }
+    return sum;
+  }
   auto slots = slots_.read();
   for (std::size_t j = 0; j < devices_.size(); ++j)
     for (std::size_t i = 0; i < n; ++i) sum[i] += slots[j * n + i];

@@ -1,14 +1,16 @@
 // Data-parallel training over a Runtime. Each step's global batch is cut into
 // micro-batches, the items of one task spread over the devices by the chosen
 // policy; each device adds the gradients of the micro-batches it ran into an
-// accumulator of its own (a per-device buffer). Each device then publishes
-// its sum into its slot of the step's gradient slots, and an AdamW task over
-// the parameters, split evenly over the devices, sums the slots in slot order
-// and updates the one coherent weight buffer, which every device then reads:
-// in effect a reduce-scatter, a sharded optimizer step and an all-gather, with
-// the copies made by the runtime's coherence (none between devices that
-// share memory: the cpu devices, the partitions of one GPU). Every device
-// computes with the same weights at every step, whatever the split.
+// accumulator of its own (a per-device buffer). An AdamW task over the
+// parameters, split over the devices as the micro-batches were, sums the
+// accumulators in device order and updates the one coherent weight buffer,
+// which every device then reads: in effect a reduce-scatter, a sharded
+// optimizer step and an all-gather. Where the devices share one memory (the
+// cpu devices, the partitions of one GPU) the update reads the accumulators
+// in place, with no copy; elsewhere each device first publishes its
+// accumulator into a slot of a coherent buffer, which the runtime's
+// coherence moves. Every device computes with the same weights at every
+// step, whatever the split.
 #pragma once
 
 #include <cstdint>
@@ -73,9 +75,13 @@ class Trainer {
     int step = 0;  // whose data it holds; 0: none yet
   };
   Batch& load(int step);
-  // grad then publish, for the batch of `step`; wait for the grad's run.
+  // grad (then publish, where the accumulators are not shared) for the batch
+  // of `step`, under a fresh tag; wait for the grad's run.
   Runtime::PendingRun accumulate(int step);
+  // The AdamW step on the accumulation just made, and the losses.
+  void update();
   void learn(const RunStats& grad);
+  void follow_rates();
 
   Runtime& rt_;
   TrainConfig config_;
@@ -86,10 +92,12 @@ class Trainer {
   std::vector<double> rates_;
   Buffer<float> params_, m_, v_;
   PerDevice<float> accumulator_;
-  Buffer<float> slots_, losses_;
+  Buffer<float> slots_;   // where the accumulators are not shared
+  Buffer<float> losses_;  // per device (shared) or per slot
   Batch batches_[2];
   int step_ = 0;
-  std::uint32_t weights_version_ = 0;  // new at each update: a GPU's bf16 copy follows it
+  bool shared_ = false;  // every device taking part sits in one memory
+  std::uint32_t tag_ = 0;  // of the latest accumulation
 };
 
 }  // namespace baton::train

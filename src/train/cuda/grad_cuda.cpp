@@ -127,6 +127,7 @@ struct StreamState {
   std::uint32_t version = 0;
   CUdeviceptr weights_from = 0;
   bool has_weights = false;
+  std::map<const float*, std::uint32_t> tags;  // accumulator -> the accumulation it holds
   std::map<AlgoKey, std::pair<bool, cublasLtMatmulAlgo_t>> algos;  // found?, algo
   ~StreamState() {
     if (handle) lt().cublasLtDestroy(handle);
@@ -344,6 +345,21 @@ void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs&
   const auto master = reinterpret_cast<CUdeviceptr>(args[0].memory.ptr);
   auto* acc = static_cast<float*>(args[3].memory.ptr);
 
+  // The first chunk of an accumulation here overwrites the accumulator: its
+  // first weight gradients are stored (beta 0), the sums made by atomics
+  // (bias gradients, the loss) start from zero, and the tag is set.
+  const bool first_here = st.tags[acc] != version;
+  if (first_here) {
+    st.tags[acc] = version;
+    auto zero = [&](std::uint64_t at, std::uint64_t n) {
+      BATON_CU(where, cuMemsetD32Async, reinterpret_cast<CUdeviceptr>(acc + at), 0u, n, stream);
+    };
+    for (const Layer& l : layout.layers()) zero(l.bias, std::uint64_t(l.out));
+    zero(loss_at(params), 1);
+    BATON_CU(where, cuMemsetD32Async, reinterpret_cast<CUdeviceptr>(acc + tag_at(params)), version,
+             1, stream);
+  }
+
   // The weights in bf16, once per version of them.
   auto* weights =
       reinterpret_cast<bf16*>(st.weights.at_least(params * sizeof(bf16), stream, where));
@@ -445,7 +461,7 @@ void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs&
         g.a = in, g.lda = l.in;
         g.b = dz, g.ldb = l.out;
         g.d = acc + l.weight, g.ldd = l.in, g.d_type = CUDA_R_32F;
-        g.beta = 1.0f;
+        g.beta = first_here && first == span.begin ? 0.0f : 1.0f;
         if (!run_gemm(st, stream, g))
           raise(Errc::invalid_argument, where, "cuBLASLt has no algorithm for a weight gradient");
       }
@@ -494,8 +510,10 @@ void add_cuda_code(StepKernels& k, const MlpLayout& layout) {
   k.grad.native(BackendKind::cuda, [layout](void* stream, Span span, const KernelArgs& args) {
     grad(layout, static_cast<CUstream>(stream), span, args);
   });
+  k.adamw_shared.cuda_image(image, "baton_train_adamw_shared");
+  k.losses_shared.cuda_image(image, "baton_train_losses_shared");
   k.publish.cuda_image(image, "baton_train_publish");
-  k.adamw.cuda_image(image, "baton_train_adamw");
+  k.adamw_slots.cuda_image(image, "baton_train_adamw_slots");
 }
 
 EpilogueCounts cuda_epilogue_counts() {

@@ -1,8 +1,9 @@
 // The CUDA kernels of the training step, compiled by nvcc at build time into
-// a fatbin embedded in baton_train (train_fatbin.hpp). Two follow the runtime's
-// kernel convention (begin, end, ...; include/baton/kernel.hpp) and run as
-// baton kernels: publish and adamw. The others are steps of the native grad
-// kernel (grad_cuda.cpp), launched by it on its stream.
+// a fatbin embedded in baton_train (train_fatbin.hpp). The first four follow
+// the runtime's kernel convention (begin, end, ...; include/baton/kernel.hpp)
+// and run as baton kernels (step_kernels.hpp says what each does). The others
+// are steps of the native grad kernel (grad_cuda.cpp), launched by it on its
+// stream.
 #include <cuda_bf16.h>
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 
 using baton::train::AdamWRates;
 using baton::train::AdamWStep;
+using baton::train::InstanceArgs;
 using baton::train::PublishArgs;
 using baton::train::SlotArgs;
 
@@ -32,33 +34,67 @@ __device__ float gelu_grad(float z) {
 
 }  // namespace
 
-extern "C" __global__ void baton_train_publish(unsigned long long begin, unsigned long long end,
-                                               float* acc, float* slots, float* losses,
-                                               PublishArgs p, unsigned long long params) {
-  const unsigned long long i = begin + item();
-  if (i >= end) return;
-  slots[i] = acc[i - p.first];
-  acc[i - p.first] = 0.0f;
-  if (i == p.first) {
-    losses[p.slot] = acc[params];
-    acc[params] = 0.0f;
-  }
+__device__ bool tagged(const float* acc, unsigned long long params, unsigned tag) {
+  return __float_as_uint(acc[baton::train::tag_at(params)]) == tag;
 }
 
-extern "C" __global__ void baton_train_adamw(unsigned long long begin, unsigned long long end,
-                                             const float* slots, float* p, float* m, float* v,
-                                             AdamWRates r, AdamWStep s, SlotArgs sl) {
-  const unsigned long long i = begin + item();
-  if (i >= end) return;
-  float g = 0.0f;
-  for (unsigned k = 0; k < sl.slots; ++k) g += slots[k * sl.stride + i];
-  float pi = p[i], mi = m[i], vi = v[i];
+__device__ void adamw(const AdamWRates& r, const AdamWStep& s, float g, float* p, float* m,
+                      float* v) {
+  float pi = *p, mi = *m, vi = *v;
   g *= s.scale;
   mi = r.beta1 * mi + (1.0f - r.beta1) * g;
   vi = r.beta2 * vi + (1.0f - r.beta2) * g * g;
   const float update = (mi / s.correction1) / (sqrtf(vi / s.correction2) + r.eps);
   pi -= r.lr * (update + s.weight_decay * pi);
-  p[i] = pi, m[i] = mi, v[i] = vi;
+  *p = pi, *m = mi, *v = vi;
+}
+
+extern "C" __global__ void baton_train_publish(unsigned long long begin, unsigned long long end,
+                                               const float* acc, float* slots, float* losses,
+                                               PublishArgs p, unsigned long long params) {
+  const unsigned long long i = begin + item();
+  if (i >= end) return;
+  const bool mine = tagged(acc, params, p.tag);
+  slots[i] = mine ? acc[i - p.first] : 0.0f;
+  if (i == p.first) losses[p.slot] = mine ? acc[baton::train::loss_at(params)] : 0.0f;
+}
+
+extern "C" __global__ void baton_train_adamw_slots(unsigned long long begin,
+                                                   unsigned long long end, const float* slots,
+                                                   float* p, float* m, float* v, AdamWRates r,
+                                                   AdamWStep s, SlotArgs sl) {
+  const unsigned long long i = begin + item();
+  if (i >= end) return;
+  float g = 0.0f;
+  for (unsigned k = 0; k < sl.slots; ++k) g += slots[k * sl.stride + i];
+  adamw(r, s, g, p + i, m + i, v + i);
+}
+
+// The accumulators in place: a device's counts only when it holds this
+// accumulation (its tag), summed in device order.
+extern "C" __global__ void baton_train_adamw_shared(unsigned long long begin,
+                                                    unsigned long long end,
+                                                    const float* const* table, float* p, float* m,
+                                                    float* v, AdamWRates r, AdamWStep s,
+                                                    InstanceArgs in) {
+  const unsigned long long i = begin + item();
+  if (i >= end) return;
+  float g = 0.0f;
+  for (unsigned d = 0; d < in.devices; ++d) {
+    const float* acc = table[d];
+    if (acc && tagged(acc, in.params, in.tag)) g += acc[i];
+  }
+  adamw(r, s, g, p + i, m + i, v + i);
+}
+
+extern "C" __global__ void baton_train_losses_shared(unsigned long long begin,
+                                                     unsigned long long end,
+                                                     const float* const* table, float* losses,
+                                                     InstanceArgs in) {
+  const unsigned long long d = item();
+  if (begin >= end || d >= in.devices) return;
+  const float* acc = table[d];
+  losses[d] = acc && tagged(acc, in.params, in.tag) ? acc[baton::train::loss_at(in.params)] : 0.0f;
 }
 
 // ---- steps of the grad kernel ----
