@@ -90,8 +90,8 @@ Kernel losses_shared_kernel() {
     float* losses = a.ptr<float>(1);
     const InstanceArgs in = a.value<InstanceArgs>(2);
     for (std::uint32_t d = 0; d < in.devices; ++d)
-      losses[d] = table[d] && tagged(table[d], in.params, in.tag) ? table[d][loss_at(in.params)]
-                                                                  : 0.0f;
+      losses[d] =
+          table[d] && tagged(table[d], in.params, in.tag) ? table[d][loss_at(in.params)] : 0.0f;
   });
   return k;
 }
@@ -129,6 +129,14 @@ Kernel adamw_slots_kernel() {
   return k;
 }
 
+Kernel stage_kernel() {
+  Kernel k("train.stage");
+  k.cpu([](Span, const KernelArgs&) {});
+  k.native(BackendKind::cuda, [](void*, Span, const KernelArgs&) {});
+  k.cost([](Span) { return 0.0; });
+  return k;
+}
+
 }  // namespace
 
 double flops_per_sample(const MlpLayout& layout) {
@@ -138,8 +146,12 @@ double flops_per_sample(const MlpLayout& layout) {
 }
 
 StepKernels make_step_kernels(const MlpLayout& layout, int micro_batch) {
-  StepKernels k{grad_kernel(layout, micro_batch), adamw_shared_kernel(), losses_shared_kernel(),
-                publish_kernel(), adamw_slots_kernel()};
+  StepKernels k{grad_kernel(layout, micro_batch),
+                adamw_shared_kernel(),
+                losses_shared_kernel(),
+                publish_kernel(),
+                adamw_slots_kernel(),
+                stage_kernel()};
 #ifdef BATON_TRAIN_CUDA
   add_cuda_code(k, layout);
 #endif

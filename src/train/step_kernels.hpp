@@ -40,6 +40,9 @@ struct StepKernels {
   // in(gradient slots, whole), inout(params), inout(m), inout(v), AdamWRates,
   // AdamWStep, SlotArgs.
   Kernel adamw_slots;
+  // in(x, whole), in(y, whole), and nothing to do: run on a device, it brings
+  // the next batch into that device's memory while the current step computes.
+  Kernel stage;
 };
 
 StepKernels make_step_kernels(const MlpLayout& layout, int micro_batch);

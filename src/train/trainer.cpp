@@ -160,15 +160,24 @@ void Trainer::update() {
   const AdamWStep step = step_of(config_.optimizer, step_, 1.0f / float(config_.batch));
   if (shared_) {
     const InstanceArgs acc{n, std::uint32_t(rt_.devices().size()), tag_};
-    rt_.submit(Range{n}, kernels_.adamw_shared, instances(accumulator_), inout(params_),
-               inout(m_), inout(v_), rates, step, acc, split, Policy::weighted());
-    rt_.submit(Range{1}, kernels_.losses_shared, instances(accumulator_), out(losses_), acc,
+    rt_.submit(Range{n}, kernels_.adamw_shared, instances(accumulator_), inout(params_), inout(m_),
+               inout(v_), rates, step, acc, split, Policy::weighted());
+    rt_.submit(Range{1}, kernels_.losses_shared, instances(accumulator_), out(losses_, whole), acc,
                on(devices_[0]));
   } else {
     const SlotArgs slots{n, std::uint32_t(devices_.size()), 0};
     rt_.submit(Range{n}, kernels_.adamw_slots, in(slots_, whole), inout(params_), inout(m_),
                inout(v_), rates, step, slots, split, Policy::weighted());
   }
+}
+
+// Where every device sits in one memory other than the host's, the next
+// batch is copied there now, behind the step that runs; elsewhere each
+// device copies the micro-batches it takes.
+void Trainer::stage(Batch& next) {
+  const int first = devices_.front();
+  if (!shared_ || rt_.devices()[first]->info().memory_node == kHostNode) return;
+  rt_.submit(Range{1}, kernels_.stage, in(next.x, whole), in(next.y, whole), on(first));
 }
 
 void Trainer::learn(const RunStats& grad) {
@@ -185,7 +194,7 @@ StepResult Trainer::step() {
   r.step = ++step_;
   Runtime::PendingRun grad = accumulate(step_);
   update();
-  load(step_ + 1);  // on the host while the step runs
+  stage(load(step_ + 1));  // on the host while the step runs
   r.grad = rt_.wait(std::move(grad));
   double loss = 0;
   for (float l : losses_.read()) loss += double(l);

@@ -80,6 +80,7 @@ class Trainer {
   Runtime::PendingRun accumulate(int step);
   // The AdamW step on the accumulation just made, and the losses.
   void update();
+  void stage(Batch& next);
   void learn(const RunStats& grad);
   void follow_rates();
 
@@ -96,7 +97,7 @@ class Trainer {
   Buffer<float> losses_;  // per device (shared) or per slot
   Batch batches_[2];
   int step_ = 0;
-  bool shared_ = false;  // every device taking part sits in one memory
+  bool shared_ = false;    // every device taking part sits in one memory
   std::uint32_t tag_ = 0;  // of the latest accumulation
 };
 

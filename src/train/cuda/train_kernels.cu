@@ -59,10 +59,9 @@ extern "C" __global__ void baton_train_publish(unsigned long long begin, unsigne
   if (i == p.first) losses[p.slot] = mine ? acc[baton::train::loss_at(params)] : 0.0f;
 }
 
-extern "C" __global__ void baton_train_adamw_slots(unsigned long long begin,
-                                                   unsigned long long end, const float* slots,
-                                                   float* p, float* m, float* v, AdamWRates r,
-                                                   AdamWStep s, SlotArgs sl) {
+extern "C" __global__ void baton_train_adamw_slots(unsigned long long begin, unsigned long long end,
+                                                   const float* slots, float* p, float* m, float* v,
+                                                   AdamWRates r, AdamWStep s, SlotArgs sl) {
   const unsigned long long i = begin + item();
   if (i >= end) return;
   float g = 0.0f;
