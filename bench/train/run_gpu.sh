@@ -8,12 +8,12 @@ set -uo pipefail
 source bench/gpu_build.sh
 
 b=build/gpu/baton
-model="--inputs 1024 --width 8192 --depth 4 --outputs 1024"
+model="--inputs 1024 --width 8192 --depth 4 --outputs 1024 --lr 1e-4"
 timeout 120 $b train -d cuda:0 $model -b 4096 -m 512 -s 20 --warmup 3 \
   --json-out "$out/train_whole.json" 2>&1 | tee "$out/train_whole.log"
-timeout 300 python3 bench/train/pytorch_mlp.py --batch 4096 --steps 20 --warmup 3 --compile \
+timeout 300 python3 bench/train/pytorch_mlp.py --batch 4096 --steps 20 --warmup 3 --lr 1e-4 --compile \
   2>"$out/pytorch.err" | tee "$out/pytorch.jsonl"
 tail -3 "$out/pytorch.err"
-timeout 200 $b train -d cuda:0/64+32+16+8 $model -b 4096 -m 256 -s 10 --warmup 2 \
+timeout 200 $b train -d cuda:0/64+32+16+8 $model -b 4096 -m 64 -s 10 --warmup 2 \
   --scaling strong -p static,weighted,ws,model --json-out "$out/train_partitions.json" 2>&1 |
   tee "$out/train_partitions.log"

@@ -15,6 +15,9 @@
 #include "sched/policy.hpp"
 #include "table.hpp"
 #include "train/trainer.hpp"
+#ifdef BATON_TRAIN_CUDA
+#include "train/cuda/grad_cuda.hpp"
+#endif
 
 namespace baton::cli {
 
@@ -211,6 +214,11 @@ void run_train(const TrainArgs& a) {
                          {"vs_static", vs_static},
                          {"losses", r.losses}});
   }
+#ifdef BATON_TRAIN_CUDA
+  const train::EpilogueCounts gemms = train::cuda_epilogue_counts();
+  j["cuda_gemms_fused"] = gemms.fused;
+  j["cuda_gemms_unfused"] = gemms.unfused;
+#endif
   if (emit_json(j, a.json, a.json_out)) return;
   std::printf(
       "train: MLP %d -> %d x %d -> %d, %.2f M parameters, %.1f MFLOP per sample; micro-batch %d, "
@@ -226,6 +234,12 @@ void run_train(const TrainArgs& a) {
   std::printf("  speed-up: over %s alone; vs oracle: over the sum of the devices' alone rates\n",
               rt.devices()[able.front()]->name().c_str());
   std::fputs(t.str().c_str(), stdout);
+#ifdef BATON_TRAIN_CUDA
+  if (gemms.fused + gemms.unfused > 0)
+    std::printf("cuBLASLt: %llu GEMMs with the bias/GELU epilogue fused, %llu without\n",
+                static_cast<unsigned long long>(gemms.fused),
+                static_cast<unsigned long long>(gemms.unfused));
+#endif
 }
 
 }  // namespace
