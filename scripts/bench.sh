@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The main job: set up and build, then balance one compute-bound kernel over
-# every detected device (the CPU, OpenCL devices, GPUs) under each policy.
-# Arguments go to `baton bench balance` (see --help).
+# The main job: set up and build, then the training benchmark on every
+# detected device (GPUs, the CPU, OpenCL devices that can train): data-parallel
+# training of an MLP on 1, 2, 4, ... of them under each policy beside static.
+# Arguments go to `baton train` (see --help).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh release >/dev/null
-exec build/release/baton bench balance --devices "${BATON_DEVICES:-auto}" "$@"
+exec build/release/baton train --devices "${BATON_DEVICES:-auto}" "$@"
