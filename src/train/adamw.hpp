@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <span>
 
 #include "train/kernel_args.hpp"
@@ -25,6 +27,15 @@ inline void adamw_update(const AdamWRates& r, const AdamWStep& s, float g, float
   v = r.beta2 * v + (1.0f - r.beta2) * g * g;
   const float update = (m / s.correction1) / (std::sqrt(v / s.correction2) + r.eps);
   p -= r.lr * (update + s.weight_decay * p);
+}
+
+// The bits of f as bfloat16, rounded to nearest even (as __float2bfloat16).
+inline std::uint16_t bf16_bits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return std::uint16_t((u >> 16) | 0x40u);  // NaN stays NaN
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return std::uint16_t(u >> 16);
 }
 
 // The update over whole arrays, on the host.

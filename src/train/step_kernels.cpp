@@ -31,9 +31,9 @@ bool tagged(const float* acc, std::uint64_t params, std::uint32_t tag) {
 Kernel grad_kernel(const MlpLayout& layout, int micro_batch) {
   Kernel k("train.grad");
   k.cpu([layout](Span s, const KernelArgs& a) {
-    if (a.size() != 6) raise(Errc::invalid_argument, "train.grad", "expects 6 arguments");
-    const std::uint64_t mb = a.value<std::uint32_t>(4);
-    const std::uint32_t tag = a.value<std::uint32_t>(5);
+    if (a.size() != 7) raise(Errc::invalid_argument, "train.grad", "expects 7 arguments");
+    const std::uint64_t mb = a.value<std::uint32_t>(5);
+    const std::uint32_t tag = a.value<std::uint32_t>(6);
     const std::uint64_t rows = s.size() * mb, first_row = s.begin * mb;
     if (rows > std::uint64_t(INT32_MAX))
       raise(Errc::invalid_argument, "train.grad", "a chunk of more than 2^31 rows");
@@ -41,10 +41,10 @@ Kernel grad_kernel(const MlpLayout& layout, int micro_batch) {
     thread_local std::vector<float> grad, workspace;
     grad.assign(params, 0.0f);
     const double loss = loss_and_grad_cpu(
-        layout, a.ptr<float>(0), a.ptr<float>(1) + first_row * std::uint64_t(layout.shape().inputs),
-        a.ptr<float>(2) + first_row * std::uint64_t(layout.shape().outputs), int(rows), grad.data(),
+        layout, a.ptr<float>(0), a.ptr<float>(2) + first_row * std::uint64_t(layout.shape().inputs),
+        a.ptr<float>(3) + first_row * std::uint64_t(layout.shape().outputs), int(rows), grad.data(),
         workspace);
-    float* acc = a.ptr<float>(3);
+    float* acc = a.ptr<float>(4);
     std::lock_guard lock(accumulator_lock(acc));
     if (!tagged(acc, params, tag)) {  // the first piece of this accumulation here
       std::copy(grad.begin(), grad.end(), acc);
@@ -65,9 +65,10 @@ Kernel adamw_shared_kernel() {
   k.cpu([](Span s, const KernelArgs& a) {
     const float* const* table = a.ptr<const float*>(0);
     float *p = a.ptr<float>(1), *m = a.ptr<float>(2), *v = a.ptr<float>(3);
-    const AdamWRates r = a.value<AdamWRates>(4);
-    const AdamWStep st = a.value<AdamWStep>(5);
-    const InstanceArgs in = a.value<InstanceArgs>(6);
+    std::uint16_t* low = a.ptr<std::uint16_t>(4);
+    const AdamWRates r = a.value<AdamWRates>(5);
+    const AdamWStep st = a.value<AdamWStep>(6);
+    const InstanceArgs in = a.value<InstanceArgs>(7);
     thread_local std::vector<const float*> live;
     live.clear();
     for (std::uint32_t d = 0; d < in.devices; ++d)
@@ -76,6 +77,7 @@ Kernel adamw_shared_kernel() {
       float g = 0.0f;
       for (const float* acc : live) g += acc[i];
       adamw_update(r, st, g, p[i], m[i], v[i]);
+      low[i] = bf16_bits(p[i]);
     }
   });
   k.cost([](Span s) { return 12.0 * double(s.size()); });
@@ -116,13 +118,15 @@ Kernel adamw_slots_kernel() {
   k.cpu([](Span s, const KernelArgs& a) {
     const float* slots = a.ptr<float>(0);
     float *p = a.ptr<float>(1), *m = a.ptr<float>(2), *v = a.ptr<float>(3);
-    const AdamWRates r = a.value<AdamWRates>(4);
-    const AdamWStep st = a.value<AdamWStep>(5);
-    const SlotArgs sl = a.value<SlotArgs>(6);
+    std::uint16_t* low = a.ptr<std::uint16_t>(4);
+    const AdamWRates r = a.value<AdamWRates>(5);
+    const AdamWStep st = a.value<AdamWStep>(6);
+    const SlotArgs sl = a.value<SlotArgs>(7);
     for (std::uint64_t i = s.begin; i < s.end; ++i) {
       float g = 0.0f;
       for (std::uint32_t k = 0; k < sl.slots; ++k) g += slots[k * sl.stride + i];
       adamw_update(r, st, g, p[i], m[i], v[i]);
+      low[i] = bf16_bits(p[i]);
     }
   });
   k.cost([](Span s) { return 12.0 * double(s.size()); });

@@ -6,8 +6,8 @@
 //   Where every device shares one memory (the cpu devices, the partitions of
 //   one GPU), the accumulators are read in place:
 //   adamw_shared: items are parameters; each sums the accumulators in device
-//            order (so every split of the work gives the same bits) and takes
-//            one AdamW step.
+//            order (so every split of the work gives the same bits), takes
+//            one AdamW step and writes the weight's bf16 copy.
 //   losses_shared: one item; the loss of each device's accumulator.
 //   Elsewhere each device first copies its accumulator to a slot:
 //   publish: one device's accumulator into its slot of the gradient slots,
@@ -24,21 +24,22 @@
 namespace baton::train {
 
 struct StepKernels {
-  // in(params, whole), in(x, Part{mb * inputs}), in(y, Part{mb * outputs}),
-  // local(accumulator of params + 2 floats), uint32 mb, uint32 tag (also the
-  // weights' version: a GPU keeps a bf16 copy of them, made again when it
-  // changes).
+  // in(params, whole), in(bf16 weights, whole), in(x, Part{mb * inputs}),
+  // in(y, Part{mb * outputs}), local(accumulator of params + 2 floats),
+  // uint32 mb, uint32 tag. The cpu code computes with the fp32 weights, the
+  // GPU code with the bf16 copy the update writes beside them (so a GPU
+  // neither casts them nor, on another memory, copies the fp32 ones in).
   Kernel grad;
-  // instances(accumulator), inout(params), inout(m), inout(v), AdamWRates,
-  // AdamWStep, InstanceArgs.
+  // instances(accumulator), inout(params), inout(m), inout(v), out(bf16
+  // weights), AdamWRates, AdamWStep, InstanceArgs.
   Kernel adamw_shared;
   // instances(accumulator), out(losses: one per device), InstanceArgs.
   Kernel losses_shared;
   // local(accumulator), out(gradient slots), out(loss slots, one element),
   // PublishArgs, uint64 params; over the slot's elements [first, first + params).
   Kernel publish;
-  // in(gradient slots, whole), inout(params), inout(m), inout(v), AdamWRates,
-  // AdamWStep, SlotArgs.
+  // in(gradient slots, whole), inout(params), inout(m), inout(v), out(bf16
+  // weights), AdamWRates, AdamWStep, SlotArgs.
   Kernel adamw_slots;
   // in(x, whole), in(y, whole), and nothing to do: run on a device, it brings
   // the next batch into that device's memory while the current step computes.

@@ -77,6 +77,12 @@ Trainer::Trainer(Runtime& rt, TrainConfig config)
   m_ = rt_.buffer<float>(n);
   v_ = rt_.buffer<float>(n);
   init_params(layout_, config_.seed, params_.host());
+  weights_bf16_ = rt_.buffer<std::uint16_t>(n);
+  {
+    auto p = params_.read();
+    auto low = weights_bf16_.host();
+    for (std::size_t i = 0; i < n; ++i) low[i] = bf16_bits(p[i]);
+  }
   std::fill(m_.host().begin(), m_.host().end(), 0.0f);
   std::fill(v_.host().begin(), v_.host().end(), 0.0f);
   accumulator_ = rt_.per_device<float>(n + 2);
@@ -140,7 +146,7 @@ Runtime::PendingRun Trainer::accumulate(int step) {
   const std::uint64_t micro_batches = std::uint64_t(config_.batch / config_.micro_batch);
   const std::uint64_t mb = std::uint64_t(config_.micro_batch);
   Runtime::PendingRun grad = rt_.parallel_for_async(
-      Range{micro_batches}, kernels_.grad, in(params_, whole),
+      Range{micro_batches}, kernels_.grad, in(params_, whole), in(weights_bf16_, whole),
       in(b.x, Part{mb * std::uint64_t(config_.shape.inputs)}),
       in(b.y, Part{mb * std::uint64_t(config_.shape.outputs)}), local(accumulator_),
       std::uint32_t(mb), tag_, Policy::by_name(config_.policy));
@@ -161,13 +167,13 @@ void Trainer::update() {
   if (shared_) {
     const InstanceArgs acc{n, std::uint32_t(rt_.devices().size()), tag_};
     rt_.submit(Range{n}, kernels_.adamw_shared, instances(accumulator_), inout(params_), inout(m_),
-               inout(v_), rates, step, acc, split, Policy::weighted());
+               inout(v_), out(weights_bf16_), rates, step, acc, split, Policy::weighted());
     rt_.submit(Range{1}, kernels_.losses_shared, instances(accumulator_), out(losses_, whole), acc,
                on(devices_[0]));
   } else {
     const SlotArgs slots{n, std::uint32_t(devices_.size()), 0};
     rt_.submit(Range{n}, kernels_.adamw_slots, in(slots_, whole), inout(params_), inout(m_),
-               inout(v_), rates, step, slots, split, Policy::weighted());
+               inout(v_), out(weights_bf16_), rates, step, slots, split, Policy::weighted());
   }
 }
 

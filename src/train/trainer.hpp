@@ -92,6 +92,7 @@ class Trainer {
   std::vector<int> devices_;
   std::vector<double> rates_;
   Buffer<float> params_, m_, v_;
+  Buffer<std::uint16_t> weights_bf16_;  // what GPUs compute with, written by each update
   PerDevice<float> accumulator_;
   Buffer<float> slots_;   // where the accumulators are not shared
   Buffer<float> losses_;  // per device (shared) or per slot

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 #include "baton/error.hpp"
@@ -104,4 +105,18 @@ TEST(MlpCpu, ABadShapeIsNamed) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("model width"), std::string::npos) << e.what();
   }
+}
+
+TEST(Bf16, RoundsToNearestEven) {
+  auto bits = [](std::uint32_t u) {
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    return bf16_bits(f);
+  };
+  EXPECT_EQ(bits(0x3f800000u), 0x3f80u);            // 1.0
+  EXPECT_EQ(bits(0x3f808000u), 0x3f80u);            // half-way, even below: down
+  EXPECT_EQ(bits(0x3f818000u), 0x3f82u);            // half-way, odd below: up
+  EXPECT_EQ(bits(0x3f808001u), 0x3f81u);            // past half-way: up
+  EXPECT_EQ(bits(0xbf800000u), 0xbf80u);            // -1.0
+  EXPECT_EQ(bits(0x7fc00001u) & 0x7fc0u, 0x7fc0u);  // NaN stays NaN
 }

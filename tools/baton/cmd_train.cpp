@@ -45,6 +45,7 @@ struct Run {
   std::string policy;
   double samples_per_s = 0;
   std::vector<double> losses;
+  std::vector<double> step_s, grad_s;        // per step: all of it, and its micro-batches' run
   std::vector<std::uint64_t> micro_batches;  // per device of the runtime, last step
 };
 
@@ -93,6 +94,8 @@ Run run_training(Runtime& rt, const TrainArgs& a, std::vector<int> devices, int 
   for (int s = 1; s <= total; ++s) {
     const train::StepResult step = t.step();
     r.losses.push_back(step.loss);
+    r.step_s.push_back(step.seconds);
+    r.grad_s.push_back(step.grad.makespan_s);
     r.micro_batches.clear();
     for (const auto& d : step.grad.devices) r.micro_batches.push_back(d.items);
     progress(label + " step " + std::to_string(s) + "/" + std::to_string(total) + " loss " +
@@ -217,7 +220,9 @@ void run_train(const TrainArgs& a) {
                          {"speedup", speedup},
                          {"efficiency_vs_oracle", efficiency},
                          {"vs_static", vs_static},
-                         {"losses", r.losses}});
+                         {"losses", r.losses},
+                         {"step_seconds", r.step_s},
+                         {"grad_seconds", r.grad_s}});
   }
 #ifdef BATON_TRAIN_CUDA
   const train::EpilogueCounts gemms = train::cuda_epilogue_counts();

@@ -123,10 +123,7 @@ struct StreamState {
   int sm_target = 0;  // a green context's SMs; 0: the whole GPU
   cublasLtHandle_t handle = nullptr;
   Functions fn;
-  Scratch workspace, weights, activations;
-  std::uint32_t version = 0;
-  CUdeviceptr weights_from = 0;
-  bool has_weights = false;
+  Scratch workspace, activations;
   std::map<const float*, std::uint32_t> tags;  // accumulator -> the accumulation it holds
   std::map<AlgoKey, std::pair<bool, cublasLtMatmulAlgo_t>> algos;  // found?, algo
   ~StreamState() {
@@ -329,7 +326,7 @@ using bf16 = std::uint16_t;  // storage of __nv_bfloat16
 
 void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs& args) {
   if (!lt().error.empty()) raise(Errc::no_implementation, "train.grad", lt().error);
-  if (args.size() != 6) raise(Errc::invalid_argument, "train.grad", "expects 6 arguments");
+  if (args.size() != 7) raise(Errc::invalid_argument, "train.grad", "expects 7 arguments");
   const MlpShape& shape = layout.shape();
   for (int v : {shape.inputs, shape.width, shape.outputs})
     if (v % 8)
@@ -340,35 +337,24 @@ void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs&
   StreamState& st = state_for(stream);
   const char* where = "train.grad";
   const std::uint64_t params = layout.params();
-  const std::uint64_t mb = args.value<std::uint32_t>(4);
-  const std::uint32_t version = args.value<std::uint32_t>(5);
-  const auto master = reinterpret_cast<CUdeviceptr>(args[0].memory.ptr);
-  auto* acc = static_cast<float*>(args[3].memory.ptr);
+  const std::uint64_t mb = args.value<std::uint32_t>(5);
+  const std::uint32_t tag = args.value<std::uint32_t>(6);
+  const auto* weights = static_cast<const bf16*>(args[1].memory.ptr);
+  auto* acc = static_cast<float*>(args[4].memory.ptr);
 
   // The first chunk of an accumulation here overwrites the accumulator: its
   // first weight gradients are stored (beta 0), the sums made by atomics
   // (bias gradients, the loss) start from zero, and the tag is set.
-  const bool first_here = st.tags[acc] != version;
+  const bool first_here = st.tags[acc] != tag;
   if (first_here) {
-    st.tags[acc] = version;
+    st.tags[acc] = tag;
     auto zero = [&](std::uint64_t at, std::uint64_t n) {
       BATON_CU(where, cuMemsetD32Async, reinterpret_cast<CUdeviceptr>(acc + at), 0u, n, stream);
     };
     for (const Layer& l : layout.layers()) zero(l.bias, std::uint64_t(l.out));
     zero(loss_at(params), 1);
-    BATON_CU(where, cuMemsetD32Async, reinterpret_cast<CUdeviceptr>(acc + tag_at(params)), version,
-             1, stream);
-  }
-
-  // The weights in bf16, once per version of them.
-  auto* weights =
-      reinterpret_cast<bf16*>(st.weights.at_least(params * sizeof(bf16), stream, where));
-  if (!st.has_weights || st.version != version || st.weights_from != master) {
-    std::uint64_t n = params;
-    const void* in = args[0].memory.ptr;
-    void* out = weights;
-    launch(st.fn.to_bf16, stream, blocks_for(n), 1, {&n, &in, &out});
-    st.has_weights = true, st.version = version, st.weights_from = master;
+    BATON_CU(where, cuMemsetD32Async, reinterpret_cast<CUdeviceptr>(acc + tag_at(params)), tag, 1,
+             stream);
   }
 
   // Passes of whole micro-batches, about 4096 rows each.
@@ -402,7 +388,7 @@ void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs&
 
     {
       std::uint64_t n = std::uint64_t(rows) * shape.inputs;
-      const void* in = static_cast<const float*>(args[1].memory.ptr) + row0 * shape.inputs;
+      const void* in = static_cast<const float*>(args[2].memory.ptr) + row0 * shape.inputs;
       void* out = x;
       launch(st.fn.to_bf16, stream, blocks_for(n), 1, {&n, &in, &out});
     }
@@ -445,7 +431,7 @@ void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs&
     {
       std::uint64_t n = std::uint64_t(rows) * shape.outputs;
       const void* prediction = input;
-      const void* target = static_cast<const float*>(args[2].memory.ptr) + row0 * shape.outputs;
+      const void* target = static_cast<const float*>(args[3].memory.ptr) + row0 * shape.outputs;
       void* d = dz;
       void* loss = acc + params;
       launch(st.fn.loss, stream, blocks_for(n), 1, {&n, &prediction, &target, &d, &loss});

@@ -39,7 +39,7 @@ __device__ bool tagged(const float* acc, unsigned long long params, unsigned tag
 }
 
 __device__ void adamw(const AdamWRates& r, const AdamWStep& s, float g, float* p, float* m,
-                      float* v) {
+                      float* v, __nv_bfloat16* low) {
   float pi = *p, mi = *m, vi = *v;
   g *= s.scale;
   mi = r.beta1 * mi + (1.0f - r.beta1) * g;
@@ -47,6 +47,7 @@ __device__ void adamw(const AdamWRates& r, const AdamWStep& s, float g, float* p
   const float update = (mi / s.correction1) / (sqrtf(vi / s.correction2) + r.eps);
   pi -= r.lr * (update + s.weight_decay * pi);
   *p = pi, *m = mi, *v = vi;
+  *low = __float2bfloat16(pi);
 }
 
 extern "C" __global__ void baton_train_publish(unsigned long long begin, unsigned long long end,
@@ -61,12 +62,13 @@ extern "C" __global__ void baton_train_publish(unsigned long long begin, unsigne
 
 extern "C" __global__ void baton_train_adamw_slots(unsigned long long begin, unsigned long long end,
                                                    const float* slots, float* p, float* m, float* v,
-                                                   AdamWRates r, AdamWStep s, SlotArgs sl) {
+                                                   __nv_bfloat16* low, AdamWRates r, AdamWStep s,
+                                                   SlotArgs sl) {
   const unsigned long long i = begin + item();
   if (i >= end) return;
   float g = 0.0f;
   for (unsigned k = 0; k < sl.slots; ++k) g += slots[k * sl.stride + i];
-  adamw(r, s, g, p + i, m + i, v + i);
+  adamw(r, s, g, p + i, m + i, v + i, low + i);
 }
 
 // The accumulators in place: a device's counts only when it holds this
@@ -74,8 +76,8 @@ extern "C" __global__ void baton_train_adamw_slots(unsigned long long begin, uns
 extern "C" __global__ void baton_train_adamw_shared(unsigned long long begin,
                                                     unsigned long long end,
                                                     const float* const* table, float* p, float* m,
-                                                    float* v, AdamWRates r, AdamWStep s,
-                                                    InstanceArgs in) {
+                                                    float* v, __nv_bfloat16* low, AdamWRates r,
+                                                    AdamWStep s, InstanceArgs in) {
   const unsigned long long i = begin + item();
   if (i >= end) return;
   float g = 0.0f;
@@ -83,7 +85,7 @@ extern "C" __global__ void baton_train_adamw_shared(unsigned long long begin,
     const float* acc = table[d];
     if (acc && tagged(acc, in.params, in.tag)) g += acc[i];
   }
-  adamw(r, s, g, p + i, m + i, v + i);
+  adamw(r, s, g, p + i, m + i, v + i, low + i);
 }
 
 extern "C" __global__ void baton_train_losses_shared(unsigned long long begin,
