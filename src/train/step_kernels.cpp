@@ -16,9 +16,9 @@ namespace baton::train {
 
 namespace {
 
-// The threads of one cpu device run pieces of a chunk side by side; each
-// sums its piece apart and adds it into the device's accumulator under one
-// of these locks.
+// The threads of one cpu device run pieces of a chunk side by side; one
+// lock per accumulator (by address, among these) says which of them may
+// sum into it directly.
 std::mutex& accumulator_lock(const void* accumulator) {
   static std::array<std::mutex, 16> locks;
   return locks[(reinterpret_cast<std::uintptr_t>(accumulator) >> 6) % locks.size()];
@@ -38,20 +38,30 @@ Kernel grad_kernel(const MlpLayout& layout, int micro_batch) {
     if (rows > std::uint64_t(INT32_MAX))
       raise(Errc::invalid_argument, "train.grad", "a chunk of more than 2^31 rows");
     const std::size_t params = layout.params();
-    thread_local std::vector<float> grad, workspace;
-    grad.assign(params, 0.0f);
-    const double loss = loss_and_grad_cpu(
-        layout, a.ptr<float>(0), a.ptr<float>(2) + first_row * std::uint64_t(layout.shape().inputs),
-        a.ptr<float>(3) + first_row * std::uint64_t(layout.shape().outputs), int(rows), grad.data(),
-        workspace);
+    const float* x = a.ptr<float>(2) + first_row * std::uint64_t(layout.shape().inputs);
+    const float* y = a.ptr<float>(3) + first_row * std::uint64_t(layout.shape().outputs);
     float* acc = a.ptr<float>(4);
-    std::lock_guard lock(accumulator_lock(acc));
-    if (!tagged(acc, params, tag)) {  // the first piece of this accumulation here
-      std::copy(grad.begin(), grad.end(), acc);
-      acc[loss_at(params)] = float(loss);
+    thread_local std::vector<float> grad, workspace;
+    auto start_if_new = [&] {  // the first piece of this accumulation here overwrites
+      if (tagged(acc, params, tag)) return;
+      std::fill(acc, acc + params + 1, 0.0f);
       acc[tag_at(params)] = std::bit_cast<float>(tag);
+    };
+    // The piece sums straight into the accumulator where no other thread of
+    // the device holds it (always, on a device of one thread); else into a
+    // scratch added after.
+    std::unique_lock lock(accumulator_lock(acc), std::try_to_lock);
+    if (lock.owns_lock()) {
+      start_if_new();
+      acc[loss_at(params)] +=
+          float(loss_and_grad_cpu(layout, a.ptr<float>(0), x, y, int(rows), acc, workspace));
       return;
     }
+    grad.assign(params, 0.0f);
+    const double loss = loss_and_grad_cpu(layout, a.ptr<float>(0), x, y, int(rows), grad.data(),
+                                          workspace);
+    lock.lock();
+    start_if_new();
     for (std::size_t i = 0; i < params; ++i) acc[i] += grad[i];
     acc[loss_at(params)] += float(loss);
   });
