@@ -49,3 +49,6 @@ baton_optional_package(HWLOC hwloc "hwloc topology discovery on"
 # The training layer's host math runs on OpenBLAS.
 baton_optional_package(OPENBLAS openblas "training layer on (OpenBLAS)"
   "training layer compiled out: no OpenBLAS (libopenblas-dev)")
+# and on OpenCL devices through CLBlast.
+baton_optional_package(CLBLAST clblast "training on OpenCL on (CLBlast)"
+  "training on OpenCL compiled out: no CLBlast (libclblast-dev)")

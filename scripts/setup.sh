@@ -8,7 +8,7 @@ preset="${1:-release}"
 shift || true
 need=(cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
       nlohmann-json3-dev libhwloc-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libtbb-dev
-      libstarpu-dev libopenblas-dev)
+      libstarpu-dev libopenblas-dev libclblast-dev)
 missing=()
 for p in "${need[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then

@@ -11,6 +11,9 @@
 #ifdef BATON_TRAIN_CUDA
 #include "train/cuda/grad_cuda.hpp"
 #endif
+#ifdef BATON_TRAIN_OPENCL
+#include "train/opencl/grad_opencl.hpp"
+#endif
 
 namespace baton::train {
 
@@ -58,8 +61,8 @@ Kernel grad_kernel(const MlpLayout& layout, int micro_batch) {
       return;
     }
     grad.assign(params, 0.0f);
-    const double loss = loss_and_grad_cpu(layout, a.ptr<float>(0), x, y, int(rows), grad.data(),
-                                          workspace);
+    const double loss =
+        loss_and_grad_cpu(layout, a.ptr<float>(0), x, y, int(rows), grad.data(), workspace);
     lock.lock();
     start_if_new();
     for (std::size_t i = 0; i < params; ++i) acc[i] += grad[i];
@@ -168,6 +171,9 @@ StepKernels make_step_kernels(const MlpLayout& layout, int micro_batch) {
                 stage_kernel()};
 #ifdef BATON_TRAIN_CUDA
   add_cuda_code(k, layout);
+#endif
+#ifdef BATON_TRAIN_OPENCL
+  add_opencl_code(k, layout);
 #endif
   return k;
 }

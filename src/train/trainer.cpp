@@ -57,8 +57,11 @@ Trainer::Trainer(Runtime& rt, TrainConfig config)
   for (int d : devices_)
     if (!kernels_.grad.runs_on(devs[d]->info().backend))
       raise(Errc::no_implementation, devs[d]->name(), "this build has no training code for it");
+  // In place where every device shares one memory that can hold a table of
+  // addresses (the shared update has code for its backend); else by slots.
   shared_ = std::all_of(devices_.begin(), devices_.end(), [&](int d) {
-    return devs[d]->info().memory_node == devs[devices_[0]]->info().memory_node;
+    return devs[d]->info().memory_node == devs[devices_[0]]->info().memory_node &&
+           kernels_.adamw_shared.runs_on(devs[d]->info().backend);
   });
   const std::uint64_t need = bytes_per_device();
   auto mib = [](std::uint64_t b) { return std::to_string((b + (1 << 20) - 1) >> 20) + " MiB"; };
