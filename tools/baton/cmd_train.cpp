@@ -133,7 +133,13 @@ void run_train(const TrainArgs& a) {
   probe.batch = a.batch;
   probe.micro_batch = a.micro_batch;
   probe.optimizer.lr = a.lr;
-  const std::vector<int> able = train::Trainer(rt, probe).devices();
+  std::vector<int> able;
+  std::uint64_t model_bytes = 0;
+  {
+    train::Trainer t(rt, probe);
+    able = t.devices();
+    model_bytes = t.bytes_per_device();
+  }
   const train::MlpLayout layout(a.shape);
   const double flops = train::flops_per_sample(layout);
   const std::vector<int> counts = device_counts(a.counts, int(able.size()));
@@ -148,6 +154,7 @@ void run_train(const TrainArgs& a) {
   j["steps"] = a.steps;
   j["warmup"] = a.warmup;
   j["host_memory"] = rt.host_memory();
+  j["model_bytes_per_device"] = model_bytes;
 
   // Each device alone, for the speed-up and the oracle.
   std::vector<double> alone(rt.devices().size(), 0.0);
@@ -231,10 +238,11 @@ void run_train(const TrainArgs& a) {
 #endif
   if (emit_json(j, a.json, a.json_out)) return;
   std::printf(
-      "train: MLP %d -> %d x %d -> %d, %.2f M parameters, %.1f MFLOP per sample; micro-batch %d, "
-      "%d steps after %d warm-up, %s scaling\n",
+      "train: MLP %d -> %d x %d -> %d, %.2f M parameters, %.1f MFLOP per sample, about %s per "
+      "device; micro-batch %d, %d steps after %d warm-up, %s scaling\n",
       a.shape.inputs, a.shape.width, a.shape.depth, a.shape.outputs, double(layout.params()) * 1e-6,
-      flops * 1e-6, a.micro_batch, a.steps, a.warmup, a.scaling.c_str());
+      flops * 1e-6, bytes(model_bytes).c_str(), a.micro_batch, a.steps, a.warmup,
+      a.scaling.c_str());
   for (std::size_t d = 0; d < rt.devices().size(); ++d) {
     const bool trains = std::find(able.begin(), able.end(), int(d)) != able.end();
     std::printf("  %-10s %s%s\n", rt.devices()[d]->name().c_str(),
