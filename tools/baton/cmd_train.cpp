@@ -68,6 +68,16 @@ std::vector<int> device_counts(const std::string& list, int available) {
   return counts;
 }
 
+// The share of the measured steps' time that their micro-batches' forward
+// and backward took; the rest is the reduction, the update and what the host
+// does between steps.
+double compute_share(const Run& r, int warmup) {
+  double step = 0, grad = 0;
+  for (std::size_t s = std::size_t(warmup); s < r.step_s.size(); ++s)
+    step += r.step_s[s], grad += r.grad_s[s];
+  return step > 0 ? grad / step : 0;
+}
+
 std::string names_of(const Runtime& rt, const std::vector<int>& devices) {
   std::string s;
   for (int d : devices) s += (s.empty() ? "" : "+") + rt.devices()[d]->name();
@@ -196,7 +206,7 @@ void run_train(const TrainArgs& a) {
                             {"description", rt.devices()[d]->info().description},
                             {"alone_samples_per_s", alone[d]}});
   Table t({"devices", "batch", "policy", "samples/s", "TFLOP/s", "speed-up", "vs oracle",
-           "vs static", "loss first -> last", "micro-batches per device (last step)"});
+           "vs static", "compute", "loss first -> last", "micro-batches per device (last step)"});
   j["runs"] = nlohmann::json::array();
   const double base = alone[fastest.front()];
   for (const Run& r : runs) {
@@ -217,6 +227,7 @@ void run_train(const TrainArgs& a) {
            std::to_string(r.batch), single ? "alone" : r.policy, si(r.samples_per_s),
            fixed(r.samples_per_s * flops * 1e-12, 2), fixed(speedup, 2) + "x",
            fixed(100 * efficiency, 1) + " %", single ? "-" : fixed(vs_static, 2) + "x",
+           fixed(100 * compute_share(r, a.warmup), 1) + " %",
            fixed(r.losses.front(), 4) + " -> " + fixed(r.losses.back(), 4), split_text});
     j["runs"].push_back({{"devices", names_of(rt, r.devices)},
                          {"device_count", r.devices.size()},
@@ -228,6 +239,7 @@ void run_train(const TrainArgs& a) {
                          {"efficiency_vs_oracle", efficiency},
                          {"vs_static", vs_static},
                          {"losses", r.losses},
+                         {"compute_share", compute_share(r, a.warmup)},
                          {"step_seconds", r.step_s},
                          {"grad_seconds", r.grad_s}});
   }
