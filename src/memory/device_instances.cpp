@@ -52,6 +52,10 @@ DeviceMemory DeviceInstances::acquire(Device& dev, int index, Queue& q,
 DeviceMemory DeviceInstances::table(Device& dev, int devices, Queue& q,
                                     std::vector<EventPtr>& waits) {
   std::lock_guard lock(mu_);
+  if (!lost_.empty())
+    raise(Errc::invalid_argument, dev.name(),
+          "baton::instances(): " + lost_.front().first->name() + "'s instance was lost with it (" +
+              lost_.front().second + ")");
   const MemoryNode node = dev.info().memory_node;
   std::vector<void*> entries(std::size_t(devices), nullptr);
   for (Instance& i : instances_) {
@@ -107,17 +111,29 @@ void DeviceInstances::read(Device& dev, void* out) {
 
 void DeviceInstances::drop_device(const Device& dev, const std::string& why) {
   std::lock_guard lock(mu_);
-  lost_.push_back({&dev, why});
-  // A table it allocated goes with it (another device of its memory makes a new one).
-  std::erase_if(tables_, [&](const Table& t) { return t.device == &dev; });
-  std::erase_if(instances_, [&](Instance& i) {
-    if (i.device != &dev) return false;
+  for (auto it = instances_.begin(); it != instances_.end(); ++it) {
+    if (it->device != &dev) continue;
+    // Its memory may still answer (host memory, a GPU that lives on): the
+    // instance stays, read where it is; else it is lost, and says so.
     try {
-      i.device->release(i.memory);
+      float probe = 0;
+      Queue& q = it->device->queue(QueueRole::copy_out);
+      q.read(&probe, it->memory, 0, std::min<std::size_t>(sizeof probe, bytes_),
+             HostKind::pageable);
+      q.record()->wait();
+      return;
+    } catch (const Error&) {
+    }
+    lost_.push_back({&dev, why});
+    try {
+      it->device->release(it->memory);
     } catch (const Error&) {  // a lost device's memory is gone with it
     }
-    return true;
-  });
+    instances_.erase(it);
+    // A table it allocated goes with it (another device of its memory makes a new one).
+    std::erase_if(tables_, [&](const Table& t) { return t.device == &dev; });
+    return;
+  }
 }
 
 void DeviceInstances::release_all() {

@@ -32,7 +32,8 @@ class DeviceInstances {
   // Copies dev's instance into `out` (bytes() of it): zeros where dev never
   // touched it. Error(device_failed) when dev failed and took it along.
   void read(Device& dev, void* out);
-  // `dev` failed: its instance is gone, and reading it says why.
+  // `dev` failed: where its memory still answers its instance stays (and is
+  // read in place); else it is gone, and reading it or a table says why.
   void drop_device(const Device& dev, const std::string& why);
   // The runtime goes: every instance is freed.
   void release_all();

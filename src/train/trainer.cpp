@@ -189,6 +189,21 @@ void Trainer::stage(Batch& next) {
   rt_.submit(Range{1}, kernels_.stage, in(next.x, whole), in(next.y, whole), on(first));
 }
 
+bool Trainer::drop_failed(const RunStats& grad, std::vector<std::string>& failures) {
+  const auto failed = [&](int d) { return grad.devices[std::size_t(d)].failed; };
+  if (std::none_of(devices_.begin(), devices_.end(), failed)) return false;
+  for (int d : devices_)
+    if (failed(d)) {
+      failures.push_back(grad.devices[std::size_t(d)].name + ": " +
+                         grad.devices[std::size_t(d)].failure);
+      rates_[std::size_t(d)] = 0;
+    }
+  std::erase_if(devices_, failed);
+  if (devices_.empty()) raise(Errc::device_failed, "train", "every device failed");
+  follow_rates();
+  return true;
+}
+
 void Trainer::learn(const RunStats& grad) {
   for (int d : devices_) {
     const DeviceStats& s = grad.devices[std::size_t(d)];
@@ -202,11 +217,17 @@ StepResult Trainer::step() {
   StepResult r;
   r.step = ++step_;
   Runtime::PendingRun grad = accumulate(step_);
-  update();
   stage(load(step_ + 1));  // on the host while the step runs
   r.grad = rt_.wait(std::move(grad));
-  double loss = 0;
-  for (float l : losses_.read()) loss += double(l);
+  // A device that failed took the gradient of what it had run along with its
+  // accumulator (its chunks were re-run elsewhere, into the others'): the
+  // survivors accumulate the step again.
+  while (drop_failed(r.grad, r.failures)) r.grad = rt_.wait(accumulate(step_));
+  update();
+  double loss = 0;  // per device (shared), or per slot of the devices taking part
+  const auto losses = losses_.read();
+  for (std::size_t i = 0; i < (shared_ ? losses.size() : devices_.size()); ++i)
+    loss += double(losses[i]);
   r.loss = loss / double(config_.batch);
   learn(r.grad);
   r.seconds = rt_.clock().now() - start;

@@ -41,6 +41,9 @@ struct StepResult {
   double loss = 0;     // mean over the batch of 0.5 * |model(x) - target|^2
   double seconds = 0;  // on the runtime's clock, this step's share of the run
   RunStats grad;       // the micro-batches' run: items are micro-batches
+  // Devices that failed during the step ("name: cause"): the step was
+  // accumulated again on the others, which train on without them.
+  std::vector<std::string> failures;
 };
 
 class Trainer {
@@ -81,6 +84,8 @@ class Trainer {
   // The AdamW step on the accumulation just made, and the losses.
   void update();
   void stage(Batch& next);
+  // Leaves out the devices that failed in `grad`, noting them; true if any did.
+  bool drop_failed(const RunStats& grad, std::vector<std::string>& failures);
   void learn(const RunStats& grad);
   void follow_rates();
 

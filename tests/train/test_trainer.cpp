@@ -63,3 +63,45 @@ TEST(TrainingSim, ADeviceThatSlowsIsAbsorbedWithinTheStep) {
 }
 
 }  // namespace training
+
+namespace training {
+
+// A device that fails in the middle of training (BATON_FAULT's switch): the
+// step it failed in is accumulated again on the others, it is left out from
+// then on, and the weights are those of training on one healthy device.
+TEST(TrainingFaults, ADeviceThatFailsIsLeftOutAndNothingIsLost) {
+  for (const auto& [spec, fault] : {std::pair<std::string, std::string>{"cpu:3x1", "cpu1:after=5"},
+                                    {"sim:4,2,1", "sim1:after=5"}}) {
+    Options o;
+    o.devices = spec;
+    o.fault = fault;
+    o.perf_model_file = "";
+    Runtime rt(o);
+    TrainConfig c;
+    c.shape = MlpShape{16, 48, 2, 8};
+    c.batch = 384;
+    c.micro_batch = 8;
+    c.policy = "static";
+    Trainer all(rt, c);
+    c.devices = {0};
+    Trainer one(rt, c);
+    const std::vector<float> start = one.params();
+    std::size_t failures = 0;
+    for (int s = 0; s < 5; ++s) {
+      const StepResult a = all.step(), b = one.step();
+      failures += a.failures.size();
+      EXPECT_NEAR(a.loss, b.loss, 1e-4 * b.loss) << spec << " step " << a.step;
+    }
+    EXPECT_EQ(failures, 1u) << spec;
+    EXPECT_EQ(all.devices(), (std::vector<int>{0, 2})) << spec;
+    const auto pa = all.params(), pb = one.params();
+    std::vector<float> moved(pa.size());
+    for (std::size_t i = 0; i < pa.size(); ++i) moved[i] = pb[i] - start[i];
+    double diff = 0, norm = 0;
+    for (std::size_t i = 0; i < pa.size(); ++i)
+      diff += double(pa[i] - pb[i]) * (pa[i] - pb[i]), norm += double(moved[i]) * moved[i];
+    EXPECT_LT(std::sqrt(diff / norm), 1e-4) << spec;
+  }
+}
+
+}  // namespace training
