@@ -80,11 +80,10 @@ def main():
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--compile", action="store_true", help="also run under torch.compile")
+    p.add_argument("--modes", default="eager", help="eager, compile or both (comma-separated)")
     a = p.parse_args()
-    print(json.dumps(run(a, False)), flush=True)
-    if a.compile:
-        print(json.dumps(run(a, True)), flush=True)
+    for mode in a.modes.split(","):
+        print(json.dumps(run(a, mode == "compile")), flush=True)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ void check_config(const TrainConfig& c, std::size_t devices) {
                       ") must be a multiple of the micro-batch (" + std::to_string(c.micro_batch) +
                       ")");
   if (!(c.optimizer.lr > 0)) fail("lr", "must be positive");
+  if (c.dataset < 0 || c.dataset > 64) fail("dataset", "must be 0 (fresh batches) to 64");
   for (int d : c.devices)
     if (d < 0 || std::size_t(d) >= devices)
       fail("devices",
@@ -92,6 +93,7 @@ Trainer::Trainer(Runtime& rt, TrainConfig config)
   if (!shared_) slots_ = rt_.buffer<float>(n * devices_.size());
   losses_ = rt_.buffer<float>(devs.size());
   const std::size_t b = std::size_t(config_.batch);
+  batches_.resize(std::size_t(std::max(2, config_.dataset)));
   for (Batch& batch : batches_) {
     batch.x = rt_.buffer<float>(b * std::size_t(config_.shape.inputs));
     batch.y = rt_.buffer<float>(b * std::size_t(config_.shape.outputs));
@@ -121,11 +123,18 @@ std::uint64_t Trainer::bytes_per_device() const {
 }
 
 Trainer::Batch& Trainer::load(int step) {
-  Batch& b = batches_[step % 2];
+  // A fresh batch each step (its number is the step's), or one of `dataset`
+  // batches in turn.
+  const int cycle = config_.dataset;
+  Batch& b = batches_[std::size_t(cycle > 0 ? (step - 1) % cycle : step % 2)];
+  const int data = cycle > 0 ? (step - 1) % cycle + 1 : step;
   if (b.step == step) return b;
-  // Rows in pieces on a few host threads, as a data loader's workers make them.
-  float* x = b.x.host().data();
+  b.step = step;
+  float* x = b.x.host().data();  // host(): the devices' copies are stale from here
   float* y = b.y.host().data();
+  if (b.data == data) return b;  // handed over again, as a loader hands an epoch's batch
+  b.data = data;
+  // Rows in pieces on a few host threads, as a data loader's workers make them.
   const int rows = config_.batch;
   const int threads = std::clamp(int(std::thread::hardware_concurrency()) / 2, 1, 8);
   const int per = (rows + threads - 1) / threads;
@@ -133,13 +142,12 @@ Trainer::Batch& Trainer::load(int step) {
   for (int first = per; first < rows; first += per)
     workers.emplace_back([&, first] {
       const int n = std::min(per, rows - first);
-      teacher_.batch(std::uint64_t(step), std::uint64_t(first), n,
+      teacher_.batch(std::uint64_t(data), std::uint64_t(first), n,
                      x + std::size_t(first) * config_.shape.inputs,
                      y + std::size_t(first) * config_.shape.outputs);
     });
-  teacher_.batch(std::uint64_t(step), 0, std::min(per, rows), x, y);
+  teacher_.batch(std::uint64_t(data), 0, std::min(per, rows), x, y);
   for (auto& w : workers) w.join();
-  b.step = step;
   return b;
 }
 

@@ -30,6 +30,10 @@ struct TrainConfig {
   int batch = 1024;      // samples per step, over all devices
   int micro_batch = 32;  // samples per micro-batch: the unit a policy places
   std::string policy = "ws";
+  // 0: a fresh batch each step, made on host threads while the step before
+  // runs; N: N batches made once and handed over in turn (epochs of a small
+  // dataset in pinned memory: each step still copies its batch in).
+  int dataset = 0;
   AdamW optimizer;
   std::uint64_t seed = 1;
   // Indices into Runtime::devices(); empty: every device that can train.
@@ -75,7 +79,8 @@ class Trainer {
  private:
   struct Batch {
     Buffer<float> x, y;
-    int step = 0;  // whose data it holds; 0: none yet
+    int data = 0;  // which batch of data it holds; 0: none yet
+    int step = 0;  // the step it was last handed to
   };
   Batch& load(int step);
   // grad (then publish, where the accumulators are not shared) for the batch
@@ -101,7 +106,7 @@ class Trainer {
   PerDevice<float> accumulator_;
   Buffer<float> slots_;   // where the accumulators are not shared
   Buffer<float> losses_;  // per device (shared) or per slot
-  Batch batches_[2];
+  std::vector<Batch> batches_;
   int step_ = 0;
   bool shared_ = false;    // every device taking part sits in one memory
   std::uint32_t tag_ = 0;  // of the latest accumulation

@@ -31,6 +31,7 @@ struct TrainArgs {
   int micro_batch = 32;
   int steps = 10;
   int warmup = 1;
+  int dataset = 0;
   std::string scaling = "weak";
   std::string counts;
   float lr = 1e-3f;
@@ -93,6 +94,7 @@ Run run_training(Runtime& rt, const TrainArgs& a, std::vector<int> devices, int 
   c.policy = policy;
   c.optimizer.lr = a.lr;
   c.seed = a.seed;
+  c.dataset = a.dataset;
   c.devices = devices;
   train::Trainer t(rt, c);
   Run r;
@@ -143,6 +145,7 @@ void run_train(const TrainArgs& a) {
   probe.batch = a.batch;
   probe.micro_batch = a.micro_batch;
   probe.optimizer.lr = a.lr;
+  probe.dataset = a.dataset;
   std::vector<int> able;
   std::uint64_t model_bytes = 0;
   {
@@ -163,6 +166,7 @@ void run_train(const TrainArgs& a) {
   j["micro_batch"] = a.micro_batch;
   j["steps"] = a.steps;
   j["warmup"] = a.warmup;
+  j["dataset"] = a.dataset;
   j["host_memory"] = rt.host_memory();
   j["model_bytes_per_device"] = model_bytes;
 
@@ -304,6 +308,11 @@ void add_train_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--counts", a->counts,
                   "device counts to run, comma-separated (default 1, 2, 4, ... and all)");
+  cmd->add_option("--dataset", a->dataset,
+                  "0: a fresh batch each step, made on host threads while the step before runs; "
+                  "N: N batches made once and handed over in turn (each step still copies its "
+                  "batch in)")
+      ->capture_default_str();
   cmd->add_option("--lr", a->lr, "AdamW learning rate")->capture_default_str();
   cmd->add_option("--seed", a->seed, "seed of the weights and the data")->capture_default_str();
   cmd->add_flag("--json", a->json, "print the results as JSON instead of a table");
