@@ -13,8 +13,7 @@ namespace baton::train {
 
 namespace {
 
-// A tag no other accumulation of the process has used: accumulators are
-// tagged with it, and a GPU's bf16 copy of the weights is keyed on it.
+// A tag no other accumulation of the process has used (see kernel_args.hpp).
 std::uint32_t fresh_version() {
   static std::atomic<std::uint32_t> next{1};
   return next.fetch_add(1, std::memory_order_relaxed);
@@ -117,9 +116,10 @@ std::uint64_t Trainer::bytes_per_device() const {
   const std::uint64_t n = layout_.params(), k = std::max<std::size_t>(1, devices_.size());
   const std::uint64_t mb = std::uint64_t(config_.micro_batch);
   const std::uint64_t io = mb * std::uint64_t(config_.shape.inputs + config_.shape.outputs);
-  // weights, accumulator, the slots the update reads (none where the
-  // accumulators are read in place), its share of the moments.
-  return 4 * (n + (n + 2) + (shared_ ? 0 : k * n) + 2 * n / k + io + layout_.workspace(int(mb)));
+  // weights (and their bf16 copy), accumulator, the slots the update reads
+  // (none where the accumulators are read in place), its share of the moments.
+  return 4 * (n + n / 2 + (n + 2) + (shared_ ? 0 : k * n) + 2 * n / k + io +
+              layout_.workspace(int(mb)));
 }
 
 Trainer::Batch& Trainer::load(int step) {
