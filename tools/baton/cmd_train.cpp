@@ -47,6 +47,7 @@ struct Run {
   double samples_per_s = 0;
   std::vector<double> losses;
   std::vector<double> step_s, grad_s;        // per step: all of it, and its micro-batches' run
+  std::vector<std::string> failures;         // devices that failed ("step: name: cause")
   std::vector<std::uint64_t> micro_batches;  // per device of the runtime, last step
 };
 
@@ -108,6 +109,8 @@ Run run_training(Runtime& rt, const TrainArgs& a, std::vector<int> devices, int 
     r.losses.push_back(step.loss);
     r.step_s.push_back(step.seconds);
     r.grad_s.push_back(step.grad.makespan_s);
+    for (const std::string& f : step.failures)
+      r.failures.push_back("step " + std::to_string(s) + ": " + f);
     r.micro_batches.clear();
     for (const auto& d : step.grad.devices) r.micro_batches.push_back(d.items);
     progress(label + " step " + std::to_string(s) + "/" + std::to_string(total) + " loss " +
@@ -244,6 +247,7 @@ void run_train(const TrainArgs& a) {
                          {"vs_static", vs_static},
                          {"losses", r.losses},
                          {"compute_share", compute_share(r, a.warmup)},
+                         {"failures", r.failures},
                          {"step_seconds", r.step_s},
                          {"grad_seconds", r.grad_s}});
   }
@@ -270,6 +274,10 @@ void run_train(const TrainArgs& a) {
       "alone rates\n",
       rt.devices()[fastest.front()]->name().c_str());
   std::fputs(t.str().c_str(), stdout);
+  for (const Run& r : runs)
+    for (const std::string& f : r.failures)
+      std::printf("note: %s on %s: %s; the step ran again on the others, which trained on\n",
+                  r.policy.c_str(), names_of(rt, r.devices).c_str(), f.c_str());
 #ifdef BATON_TRAIN_CUDA
   if (gemms.fused + gemms.unfused > 0)
     std::printf("cuBLASLt: %llu GEMMs with the bias/GELU epilogue fused, %llu without\n",
