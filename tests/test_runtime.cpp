@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 
 #include "baton/error.hpp"
 #include "baton/runtime.hpp"
@@ -41,6 +45,33 @@ TEST(Runtime, SaxpyOnCpuDevicesIsRightAndStatsAddUp) {
   EXPECT_GT(s.makespan_s, 0);
   EXPECT_GT(s.efficiency, 0);
   EXPECT_FALSE(s.simulated);
+}
+
+// parallel_for_async returns while its chunks still run (here they wait for
+// the caller to say go), and wait() returns the run's own figures.
+TEST(Runtime, AnAsyncSpreadReturnsAtOnceAndWaitGivesItsFigures) {
+  auto rt = make("cpu:2x1");
+  std::atomic<bool> go{false};
+  Kernel held("held");
+  held.cpu([&](Span s, const KernelArgs& a) {
+    for (int i = 0; i < 5000 && !go.load(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    int* c = a.ptr<int>(0);
+    for (std::uint64_t i = s.begin; i < s.end; ++i) c[i] += 1;
+  });
+  const std::size_t n = 4096;
+  auto counts = rt.buffer<int>(n);
+  std::fill(counts.host().begin(), counts.host().end(), 0);
+  const auto start = std::chrono::steady_clock::now();
+  Runtime::PendingRun run = rt.parallel_for_async(Range{n}, held, inout(counts));
+  // Had it waited for its chunks, each would have held out for 5 s first.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(4));
+  go = true;
+  const RunStats s = rt.wait(std::move(run));
+  EXPECT_EQ(s.items, n);
+  EXPECT_EQ(s.devices[0].items + s.devices[1].items, n);
+  auto c = counts.read();
+  EXPECT_EQ(std::count(c.begin(), c.end(), 1), std::ptrdiff_t(n));
 }
 
 TEST(Runtime, FmaMatchesAPlainLoopUnderEveryPolicy) {
