@@ -225,13 +225,22 @@ StepResult Trainer::step() {
   StepResult r;
   r.step = ++step_;
   Runtime::PendingRun grad = accumulate(step_);
+  // Read in place, the accumulators of a device that fails stay where its
+  // memory answers (and a table over a lost one fails the update): the update
+  // follows the micro-batches at once, with no turn of the host between.
+  if (shared_) update();
   stage(load(step_ + 1));  // on the host while the step runs
   r.grad = rt_.wait(std::move(grad));
-  // A device that failed took the gradient of what it had run along with its
-  // accumulator (its chunks were re-run elsewhere, into the others'): the
-  // survivors accumulate the step again.
-  while (drop_failed(r.grad, r.failures)) r.grad = rt_.wait(accumulate(step_));
-  update();
+  if (shared_) {
+    // Where a device failed, its update is waited for: a lost accumulator
+    // fails it, and that error is this step's.
+    if (drop_failed(r.grad, r.failures)) rt_.wait_all();
+  } else {
+    // A slot's publish is pinned to its device: where one failed, the
+    // survivors accumulate and publish the step again, then update.
+    while (drop_failed(r.grad, r.failures)) r.grad = rt_.wait(accumulate(step_));
+    update();
+  }
   double loss = 0;  // per device (shared), or per slot of the devices taking part
   const auto losses = losses_.read();
   for (std::size_t i = 0; i < (shared_ ? losses.size() : devices_.size()); ++i)

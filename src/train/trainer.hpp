@@ -45,8 +45,9 @@ struct StepResult {
   double loss = 0;     // mean over the batch of 0.5 * |model(x) - target|^2
   double seconds = 0;  // on the runtime's clock, this step's share of the run
   RunStats grad;       // the micro-batches' run: items are micro-batches
-  // Devices that failed during the step ("name: cause"): the step was
-  // accumulated again on the others, which train on without them.
+  // Devices that failed during the step ("name: cause"): their work ran on
+  // the others (where needed the step was accumulated again), which train on
+  // without them.
   std::vector<std::string> failures;
 };
 
