@@ -14,7 +14,7 @@ namespace baton::train {
 namespace {
 
 // A tag no other accumulation of the process has used (see kernel_args.hpp).
-std::uint32_t fresh_version() {
+std::uint32_t fresh_tag() {
   static std::atomic<std::uint32_t> next{1};
   return next.fetch_add(1, std::memory_order_relaxed);
 }
@@ -153,7 +153,7 @@ Trainer::Batch& Trainer::load(int step) {
 
 Runtime::PendingRun Trainer::accumulate(int step) {
   Batch& b = load(step);
-  tag_ = fresh_version();
+  tag_ = fresh_tag();
   const std::uint64_t micro_batches = std::uint64_t(config_.batch / config_.micro_batch);
   const std::uint64_t mb = std::uint64_t(config_.micro_batch);
   Runtime::PendingRun grad = rt_.parallel_for_async(
