@@ -18,6 +18,7 @@
 #include "baton/error.hpp"
 #include "baton/runtime.hpp"
 #include "sched/policy.hpp"
+#include "support/open_runtime.hpp"
 #include "workloads/balance_kernels.hpp"
 
 namespace conformance {
@@ -33,13 +34,7 @@ class Conformance : public testing::TestWithParam<std::string> {
     o.perf_model_file = "";
     o.fault = fault;
     o.policy = policy;
-    try {
-      return std::make_unique<Runtime>(o);
-    } catch (const Error& e) {
-      if (e.code() != Errc::backend_unavailable) throw;
-      skip_reason_ = e.what();
-      return nullptr;
-    }
+    return test::open_or_skip(o, skip_reason_);
   }
   std::string skip_reason_;
 };

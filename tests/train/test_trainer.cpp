@@ -7,19 +7,33 @@ namespace training {
 INSTANTIATE_TEST_SUITE_P(cpu, Training, testing::Values("cpu:2x1", "cpu:3x1"));
 INSTANTIATE_TEST_SUITE_P(sim, Training, testing::Values("sim:4,2,1"));
 
+namespace {
+
+Runtime runtime_of(const std::string& devices, const std::string& fault = "") {
+  Options o;
+  o.devices = devices;
+  o.fault = fault;
+  o.perf_model_file = "";
+  return Runtime(o);
+}
+
+// A small model, and micro-batches enough for a split by rates to be fine.
+TrainConfig tiny(const std::string& policy, int batch) {
+  TrainConfig c;
+  c.shape = MlpShape{8, 32, 1, 4};
+  c.batch = batch;
+  c.micro_batch = 4;
+  c.policy = policy;
+  return c;
+}
+
+}  // namespace
+
 // On the sim backend the step's measured rates are its devices' speeds: the
 // second step's split under `weighted` already follows them.
 TEST(TrainingSim, RatesAreLearnedInTheFirstStep) {
-  Options o;
-  o.devices = "sim:4,2,1";
-  o.perf_model_file = "";
-  Runtime rt(o);
-  TrainConfig c;
-  c.shape = MlpShape{8, 32, 1, 4};
-  c.batch = 1400;
-  c.micro_batch = 4;
-  c.policy = "weighted";
-  Trainer t(rt, c);
+  Runtime rt = runtime_of("sim:4,2,1");
+  Trainer t(rt, tiny("weighted", 1400));
   t.step();
   const StepResult second = t.step();
   const double speeds[] = {4, 2, 1};
@@ -29,25 +43,13 @@ TEST(TrainingSim, RatesAreLearnedInTheFirstStep) {
   }
 }
 
-}  // namespace training
-
-namespace training {
-
 // A device that slows down after its rate was learned (another job starts on
 // it): under ws the others take over its micro-batches within the next step;
 // a split by the rates learned waits for it.
 TEST(TrainingSim, ADeviceThatSlowsIsAbsorbedWithinTheStep) {
   auto slowed_step = [](const std::string& policy) {
-    Options o;
-    o.devices = "sim:4,2,1";
-    o.perf_model_file = "";
-    Runtime rt(o);
-    TrainConfig c;
-    c.shape = MlpShape{8, 32, 1, 4};
-    c.batch = 2800;
-    c.micro_batch = 4;
-    c.policy = policy;
-    Trainer t(rt, c);
+    Runtime rt = runtime_of("sim:4,2,1");
+    Trainer t(rt, tiny(policy, 2800));
     const StepResult first = t.step();  // rates learned: the second split is by them
     rt.wait_all();
     sim::change_speed(*rt.devices()[0], rt.clock().now(), 1.0);
@@ -61,21 +63,13 @@ TEST(TrainingSim, ADeviceThatSlowsIsAbsorbedWithinTheStep) {
   EXPECT_LT(ws, 0.75 * weighted);
 }
 
-}  // namespace training
-
-namespace training {
-
 // A device that fails in the middle of training (BATON_FAULT's switch): the
 // step it failed in is accumulated again on the others, it is left out from
 // then on, and the weights are those of training on one healthy device.
 TEST(TrainingFaults, ADeviceThatFailsIsLeftOutAndNothingIsLost) {
   for (const auto& [spec, fault] : {std::pair<std::string, std::string>{"cpu:3x1", "cpu1:after=5"},
                                     {"sim:4,2,1", "sim1:after=5"}}) {
-    Options o;
-    o.devices = spec;
-    o.fault = fault;
-    o.perf_model_file = "";
-    Runtime rt(o);
+    Runtime rt = runtime_of(spec, fault);
     TrainConfig c;
     c.shape = MlpShape{16, 48, 2, 8};
     c.batch = 384;

@@ -13,6 +13,7 @@
 #include "baton/error.hpp"
 #include "baton/runtime.hpp"
 #include "sched/policy.hpp"
+#include "support/open_runtime.hpp"
 #include "train/mlp_cpu.hpp"
 #include "train/trainer.hpp"
 
@@ -28,13 +29,7 @@ class Training : public testing::TestWithParam<std::string> {
     Options o;
     o.devices = GetParam();
     o.perf_model_file = "";
-    try {
-      return std::make_unique<Runtime>(o);
-    } catch (const Error& e) {
-      if (e.code() != Errc::backend_unavailable) throw;
-      skip_reason_ = e.what();
-      return nullptr;
-    }
+    return test::open_or_skip(o, skip_reason_);
   }
   bool bf16() const { return GetParam().rfind("cuda", 0) == 0; }
   // |a - b| against |reference|, as norms.

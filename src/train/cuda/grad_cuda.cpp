@@ -320,6 +320,25 @@ bool run_gemm(StreamState& st, CUstream stream, const Gemm& g) {
   return true;
 }
 
+// Runs g with its epilogue fused where cuBLASLt has an algorithm for it;
+// else g plain, then `unfused` (the epilogue as a kernel of ours). Counts which.
+template <class Epilogue>
+void run_gemm_or(StreamState& st, CUstream stream, const Gemm& g, Epilogue unfused,
+                 const char* what) {
+  if (run_gemm(st, stream, g)) {
+    fused_gemms.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  unfused_gemms.fetch_add(1, std::memory_order_relaxed);
+  Gemm plain = g;
+  plain.epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+  plain.bias = nullptr, plain.aux = nullptr, plain.aux_ld = 0;
+  if (!run_gemm(st, stream, plain))
+    raise(Errc::invalid_argument, "train.grad",
+          std::string("cuBLASLt has no algorithm for ") + what);
+  unfused();
+}
+
 // ---- the grad kernel ----
 
 using bf16 = std::uint16_t;  // storage of __nv_bfloat16
@@ -408,22 +427,19 @@ void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs&
       g.bias = weights + l.bias;
       g.epilogue = hidden ? CUBLASLT_EPILOGUE_GELU_AUX_BIAS : CUBLASLT_EPILOGUE_BIAS;
       if (hidden) g.aux = z, g.aux_ld = l.out;
-      if (run_gemm(st, stream, g)) {
-        fused_gemms.fetch_add(1, std::memory_order_relaxed);
-      } else {
-        unfused_gemms.fetch_add(1, std::memory_order_relaxed);
-        Gemm plain = g;
-        plain.epilogue = CUBLASLT_EPILOGUE_DEFAULT;
-        if (!run_gemm(st, stream, plain))
-          raise(Errc::invalid_argument, where, "cuBLASLt has no algorithm for a layer's GEMM");
-        std::uint64_t n = std::uint64_t(rows) * l.out;
-        unsigned cols = unsigned(l.out);
-        void* zp = a;
-        void* aux = hidden ? z : nullptr;
-        const void* bias = weights + l.bias;
-        int gelu_on = hidden;
-        launch(st.fn.bias_gelu, stream, blocks_for(n), 1, {&n, &cols, &zp, &aux, &bias, &gelu_on});
-      }
+      run_gemm_or(
+          st, stream, g,
+          [&] {
+            std::uint64_t n = std::uint64_t(rows) * l.out;
+            unsigned cols = unsigned(l.out);
+            void* zp = a;
+            void* aux = hidden ? z : nullptr;
+            const void* bias = weights + l.bias;
+            int gelu_on = hidden;
+            launch(st.fn.bias_gelu, stream, blocks_for(n), 1,
+                   {&n, &cols, &zp, &aux, &bias, &gelu_on});
+          },
+          "a layer's GEMM");
       input = a;
     }
     // The loss and its gradient at the output.
@@ -469,20 +485,15 @@ void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs&
       g.d = next, g.ldd = l.in;
       g.epilogue = CUBLASLT_EPILOGUE_DGELU;
       g.aux = z_prev, g.aux_ld = l.in;
-      if (run_gemm(st, stream, g)) {
-        fused_gemms.fetch_add(1, std::memory_order_relaxed);
-      } else {
-        unfused_gemms.fetch_add(1, std::memory_order_relaxed);
-        Gemm plain = g;
-        plain.epilogue = CUBLASLT_EPILOGUE_DEFAULT;
-        plain.aux = nullptr, plain.aux_ld = 0;
-        if (!run_gemm(st, stream, plain))
-          raise(Errc::invalid_argument, where, "cuBLASLt has no algorithm for a data gradient");
-        std::uint64_t n = std::uint64_t(rows) * l.in;
-        void* d = next;
-        const void* aux = z_prev;
-        launch(st.fn.gelu_backward, stream, blocks_for(n), 1, {&n, &d, &aux});
-      }
+      run_gemm_or(
+          st, stream, g,
+          [&] {
+            std::uint64_t n = std::uint64_t(rows) * l.in;
+            void* d = next;
+            const void* aux = z_prev;
+            launch(st.fn.gelu_backward, stream, blocks_for(n), 1, {&n, &d, &aux});
+          },
+          "a data gradient");
       dz = next;
     }
   }
