@@ -21,6 +21,19 @@ static std::string cpu_model_from_proc() {
   return "unknown CPU";
 }
 
+#ifdef BATON_HAVE_HWLOC
+// A topology that will not load hwloc's plugins for vendor runtimes (OpenCL,
+// CUDA, NVML, ...): baton asks those itself, and the plugins would start
+// them (PoCL's start is slow) and unload them again, leaving thread-local
+// slots behind that LeakSanitizer trips over.
+static bool init_topology(hwloc_topology_t* topo) {
+  if (hwloc_topology_init(topo) != 0) return false;
+  for (const char* component : {"opencl", "cuda", "nvml", "rsmi", "levelzero", "gl"})
+    hwloc_topology_set_components(*topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, component);
+  return true;
+}
+#endif
+
 static HostInfo discover() {
   HostInfo h;
   h.cpu_model = cpu_model_from_proc();
@@ -32,7 +45,7 @@ static HostInfo discover() {
   h.source = "sysconf";
 #ifdef BATON_HAVE_HWLOC
   hwloc_topology_t topo;
-  if (hwloc_topology_init(&topo) == 0) {
+  if (init_topology(&topo)) {
     if (hwloc_topology_load(topo) == 0) {
       int cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
       int pus = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
@@ -60,7 +73,7 @@ namespace {
 hwloc_topology_t io_topology() {
   static hwloc_topology_t topo = [] {
     hwloc_topology_t t = nullptr;
-    if (hwloc_topology_init(&t) != 0) return hwloc_topology_t{};
+    if (!init_topology(&t)) return hwloc_topology_t{};
     hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
     if (hwloc_topology_load(t) != 0) {
       hwloc_topology_destroy(t);
