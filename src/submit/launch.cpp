@@ -44,7 +44,7 @@ void check_args(const Kernel& kernel, const std::vector<RunArg>& args, Range ran
     if (!b.state) raise(Errc::invalid_argument, where(), "empty buffer");
     if (b.state->owner() != owner)
       raise(Errc::invalid_argument, where(), "a buffer made by another Runtime was passed");
-    if (b.state->instances()) continue;  // local() and instances(): whole instances, checked
+    if (b.state->instances()) continue;  // local(), instances(): whole instances, no part to check
     const std::uint64_t elements = b.state->bytes() / b.element_size;
     if (b.part.per_item == 0) {
       const bool whole = b.part.begin == 0 && b.part.end == kMax;
