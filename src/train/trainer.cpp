@@ -37,7 +37,54 @@ void check_config(const TrainConfig& c, std::size_t devices) {
            "no device " + std::to_string(d) + " (there are " + std::to_string(devices) + ")");
 }
 
+// What the plan's checks need: the model's layout and the kernels, whose
+// implementations say which backends can train.
+TrainPlan plan(const Runtime& rt, const TrainConfig& c, const MlpLayout& layout,
+               const StepKernels& kernels) {
+  const auto& devs = rt.devices();
+  check_config(c, devs.size());
+  TrainPlan p;
+  p.devices = c.devices;
+  if (p.devices.empty())
+    for (std::size_t d = 0; d < devs.size(); ++d)
+      if (kernels.grad.runs_on(devs[d]->info().backend)) p.devices.push_back(int(d));
+  std::sort(p.devices.begin(), p.devices.end());
+  p.devices.erase(std::unique(p.devices.begin(), p.devices.end()), p.devices.end());
+  if (p.devices.empty()) raise(Errc::no_implementation, "train", "no device here can train");
+  for (int d : p.devices)
+    if (!kernels.grad.runs_on(devs[d]->info().backend))
+      raise(Errc::no_implementation, devs[d]->name(), "this build has no training code for it");
+  // In place where every device shares one memory that can hold a table of
+  // addresses (the shared update has code for its backend); else by slots.
+  const MemoryNode first = devs[p.devices[0]]->info().memory_node;
+  p.shared = std::all_of(p.devices.begin(), p.devices.end(), [&](int d) {
+    return devs[d]->info().memory_node == first &&
+           kernels.adamw_shared.runs_on(devs[d]->info().backend);
+  });
+  const std::uint64_t n = layout.params(), k = p.devices.size();
+  const std::uint64_t mb = std::uint64_t(c.micro_batch);
+  const std::uint64_t io = mb * std::uint64_t(c.shape.inputs + c.shape.outputs);
+  // weights (and their bf16 copy), accumulator, the slots the update reads
+  // (none where the accumulators are read in place), its share of the moments.
+  p.bytes_per_device = 4 * (n + n / 2 + (n + 2) + (p.shared ? 0 : k * n) + 2 * n / k + io +
+                            layout.workspace(int(mb)));
+  auto mib = [](std::uint64_t b) { return std::to_string((b + (1 << 20) - 1) >> 20) + " MiB"; };
+  for (int d : p.devices) {
+    const std::uint64_t has = devs[d]->info().memory_bytes;  // 0: not known
+    if (has > 0 && p.bytes_per_device > has)
+      raise(Errc::out_of_memory, devs[d]->name(),
+            "the model needs about " + mib(p.bytes_per_device) + " on each device; " +
+                devs[d]->name() + " has " + mib(has));
+  }
+  return p;
+}
+
 }  // namespace
+
+TrainPlan plan_training(const Runtime& rt, const TrainConfig& config) {
+  const MlpLayout layout(config.shape);
+  return plan(rt, config, layout, make_step_kernels(layout, config.micro_batch));
+}
 
 Trainer::Trainer(Runtime& rt, TrainConfig config)
     : rt_(rt),
@@ -45,36 +92,12 @@ Trainer::Trainer(Runtime& rt, TrainConfig config)
       layout_(config_.shape),
       teacher_(config_.shape, config_.seed),
       kernels_(make_step_kernels(layout_, config_.micro_batch)) {
+  const TrainPlan chosen = plan(rt_, config_, layout_, kernels_);
+  devices_ = chosen.devices;
+  shared_ = chosen.shared;
   const auto& devs = rt_.devices();
-  check_config(config_, devs.size());
-  devices_ = config_.devices;
-  if (devices_.empty())
-    for (std::size_t d = 0; d < devs.size(); ++d)
-      if (kernels_.grad.runs_on(devs[d]->info().backend)) devices_.push_back(int(d));
-  std::sort(devices_.begin(), devices_.end());
-  devices_.erase(std::unique(devices_.begin(), devices_.end()), devices_.end());
-  if (devices_.empty()) raise(Errc::no_implementation, "train", "no device here can train");
-  for (int d : devices_)
-    if (!kernels_.grad.runs_on(devs[d]->info().backend))
-      raise(Errc::no_implementation, devs[d]->name(), "this build has no training code for it");
-  // In place where every device shares one memory that can hold a table of
-  // addresses (the shared update has code for its backend); else by slots.
-  shared_ = std::all_of(devices_.begin(), devices_.end(), [&](int d) {
-    return devs[d]->info().memory_node == devs[devices_[0]]->info().memory_node &&
-           kernels_.adamw_shared.runs_on(devs[d]->info().backend);
-  });
-  const std::uint64_t need = bytes_per_device();
-  auto mib = [](std::uint64_t b) { return std::to_string((b + (1 << 20) - 1) >> 20) + " MiB"; };
-  for (int d : devices_) {
-    const std::uint64_t has = devs[d]->info().memory_bytes;  // 0: not known
-    if (has > 0 && need > has)
-      raise(Errc::out_of_memory, devs[d]->name(),
-            "the model needs about " + mib(need) + " on each device; " + devs[d]->name() + " has " +
-                mib(has));
-  }
   // A cpu device's threads are the parallelism: each runs its own GEMMs.
   openblas_set_num_threads(1);
-
   const std::size_t n = layout_.params();
   params_ = rt_.buffer<float>(n);
   m_ = rt_.buffer<float>(n);
@@ -110,16 +133,6 @@ Trainer::Trainer(Runtime& rt, TrainConfig config)
 void Trainer::follow_rates() {
   rt_.set_standalone_rates(kernels_.grad, rates_);
   rt_.set_standalone_rates(shared_ ? kernels_.adamw_shared : kernels_.adamw_slots, rates_);
-}
-
-std::uint64_t Trainer::bytes_per_device() const {
-  const std::uint64_t n = layout_.params(), k = std::max<std::size_t>(1, devices_.size());
-  const std::uint64_t mb = std::uint64_t(config_.micro_batch);
-  const std::uint64_t io = mb * std::uint64_t(config_.shape.inputs + config_.shape.outputs);
-  // weights (and their bf16 copy), accumulator, the slots the update reads
-  // (none where the accumulators are read in place), its share of the moments.
-  return 4 * (n + n / 2 + (n + 2) + (shared_ ? 0 : k * n) + 2 * n / k + io +
-              layout_.workspace(int(mb)));
 }
 
 Trainer::Batch& Trainer::load(int step) {

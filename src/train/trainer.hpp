@@ -40,6 +40,18 @@ struct TrainConfig {
   std::vector<int> devices;
 };
 
+// Which devices a Trainer over `config` takes and what each holds, with the
+// checks its constructor makes (the configuration, the devices' training
+// code, the model's fit) and nothing allocated.
+struct TrainPlan {
+  std::vector<int> devices;  // indices into Runtime::devices()
+  bool shared = false;       // in one memory, whose accumulators the update reads in place
+  // Weights, accumulator, the update's slots and share of the moments, a
+  // micro-batch's activations.
+  std::uint64_t bytes_per_device = 0;
+};
+TrainPlan plan_training(const Runtime& rt, const TrainConfig& config);
+
 struct StepResult {
   int step = 0;        // from 1
   double loss = 0;     // mean over the batch of 0.5 * |model(x) - target|^2
@@ -73,9 +85,6 @@ class Trainer {
   // Per device of the Runtime: micro-batches/s as last measured (at first its
   // peak figure), 0 for a device that takes no part.
   const std::vector<double>& rates() const { return rates_; }
-  // What a participating device holds for the model: weights, accumulator,
-  // gradient slots, optimizer moments and a micro-batch's activations.
-  std::uint64_t bytes_per_device() const;
 
  private:
   struct Batch {

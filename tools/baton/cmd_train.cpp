@@ -141,21 +141,17 @@ void run_train(const TrainArgs& a) {
   opt.devices = a.devices;
   Runtime rt(opt);
 
-  // Who can train: a first trainer over every device says, and checks the
-  // configuration and the model's fit before anything runs.
+  // Who can train, with the configuration and the model's fit checked
+  // before anything runs.
   train::TrainConfig probe;
   probe.shape = a.shape;
   probe.batch = a.batch;
   probe.micro_batch = a.micro_batch;
   probe.optimizer.lr = a.lr;
   probe.dataset = a.dataset;
-  std::vector<int> able;
-  std::uint64_t model_bytes = 0;
-  {
-    train::Trainer t(rt, probe);
-    able = t.devices();
-    model_bytes = t.bytes_per_device();
-  }
+  const train::TrainPlan plan = train::plan_training(rt, probe);
+  const std::vector<int>& able = plan.devices;
+  const std::uint64_t model_bytes = plan.bytes_per_device;
   const train::MlpLayout layout(a.shape);
   const double flops = train::flops_per_sample(layout);
   const std::vector<int> counts = device_counts(a.counts, int(able.size()));
