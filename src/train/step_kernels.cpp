@@ -73,25 +73,34 @@ Kernel grad_kernel(const MlpLayout& layout, int micro_batch) {
   return k;
 }
 
+// The update of both reductions over items `s`: arguments 1-6 are params, m,
+// v, the bf16 weights, AdamWRates and AdamWStep; gradient(i) sums item i's.
+template <class Gradient>
+void update_span(Span s, const KernelArgs& a, Gradient gradient) {
+  float *p = a.ptr<float>(1), *m = a.ptr<float>(2), *v = a.ptr<float>(3);
+  std::uint16_t* low = a.ptr<std::uint16_t>(4);
+  const AdamWRates r = a.value<AdamWRates>(5);
+  const AdamWStep st = a.value<AdamWStep>(6);
+  for (std::uint64_t i = s.begin; i < s.end; ++i) {
+    adamw_update(r, st, gradient(i), p[i], m[i], v[i]);
+    low[i] = bf16_bits(p[i]);
+  }
+}
+
 Kernel adamw_shared_kernel() {
   Kernel k("train.adamw_shared");
   k.cpu([](Span s, const KernelArgs& a) {
     const float* const* table = a.ptr<const float*>(0);
-    float *p = a.ptr<float>(1), *m = a.ptr<float>(2), *v = a.ptr<float>(3);
-    std::uint16_t* low = a.ptr<std::uint16_t>(4);
-    const AdamWRates r = a.value<AdamWRates>(5);
-    const AdamWStep st = a.value<AdamWStep>(6);
     const InstanceArgs in = a.value<InstanceArgs>(7);
     thread_local std::vector<const float*> live;
     live.clear();
     for (std::uint32_t d = 0; d < in.devices; ++d)
       if (table[d] && tagged(table[d], in.params, in.tag)) live.push_back(table[d]);
-    for (std::uint64_t i = s.begin; i < s.end; ++i) {
+    update_span(s, a, [&](std::uint64_t i) {
       float g = 0.0f;
       for (const float* acc : live) g += acc[i];
-      adamw_update(r, st, g, p[i], m[i], v[i]);
-      low[i] = bf16_bits(p[i]);
-    }
+      return g;
+    });
   });
   k.cost([](Span s) { return 12.0 * double(s.size()); });
   return k;
@@ -130,17 +139,12 @@ Kernel adamw_slots_kernel() {
   Kernel k("train.adamw_slots");
   k.cpu([](Span s, const KernelArgs& a) {
     const float* slots = a.ptr<float>(0);
-    float *p = a.ptr<float>(1), *m = a.ptr<float>(2), *v = a.ptr<float>(3);
-    std::uint16_t* low = a.ptr<std::uint16_t>(4);
-    const AdamWRates r = a.value<AdamWRates>(5);
-    const AdamWStep st = a.value<AdamWStep>(6);
     const SlotArgs sl = a.value<SlotArgs>(7);
-    for (std::uint64_t i = s.begin; i < s.end; ++i) {
+    update_span(s, a, [&](std::uint64_t i) {
       float g = 0.0f;
       for (std::uint32_t k = 0; k < sl.slots; ++k) g += slots[k * sl.stride + i];
-      adamw_update(r, st, g, p[i], m[i], v[i]);
-      low[i] = bf16_bits(p[i]);
-    }
+      return g;
+    });
   });
   k.cost([](Span s) { return 12.0 * double(s.size()); });
   return k;
