@@ -10,6 +10,17 @@ namespace baton::detail {
 
 namespace {
 constexpr std::size_t kZeroBlock = 1 << 20;
+
+// Frees memory once `pending` (a copy into it) is done; a failed device's
+// memory is moot, and freeing it must not throw.
+void release_quietly(Device& dev, DeviceMemory memory, const EventPtr& pending) {
+  try {
+    if (pending) pending->wait();
+    dev.release(memory);
+  } catch (const Error&) {
+  }
+}
+
 const char* zero_block() {
   static const std::vector<char> zeros(kZeroBlock, 0);
   return zeros.data();
@@ -126,34 +137,23 @@ void DeviceInstances::drop_device(const Device& dev, const std::string& why) {
     } catch (const Error&) {
     }
     lost_.push_back({&dev, why});
-    try {
-      it->device->release(it->memory);
-    } catch (const Error&) {  // a lost device's memory is gone with it
-    }
+    release_quietly(*it->device, it->memory, nullptr);
     instances_.erase(it);
     // A table it allocated goes with it (another device of its memory makes a new one).
-    std::erase_if(tables_, [&](const Table& t) { return t.device == &dev; });
+    std::erase_if(tables_, [&](const Table& t) {
+      if (t.device != &dev) return false;
+      release_quietly(*t.device, t.memory, nullptr);
+      return true;
+    });
     return;
   }
 }
 
 void DeviceInstances::release_all() {
   std::lock_guard lock(mu_);
-  for (Table& t : tables_) {
-    try {
-      if (t.written) t.written->wait();
-      t.device->release(t.memory);
-    } catch (const Error&) {  // a failed device's memory is moot
-    }
-  }
+  for (Table& t : tables_) release_quietly(*t.device, t.memory, t.written);
   tables_.clear();
-  for (Instance& i : instances_) {
-    try {
-      if (i.zeroed) i.zeroed->wait();
-      i.device->release(i.memory);
-    } catch (const Error&) {  // a failed device's memory is moot
-    }
-  }
+  for (Instance& i : instances_) release_quietly(*i.device, i.memory, i.zeroed);
   instances_.clear();
 }
 
