@@ -197,12 +197,12 @@ void add_bench_command(CLI::App& app) {
   bench->require_subcommand(1);
   auto* cmd = bench->add_subcommand(
       "balance", "Balance one compute-bound kernel over the devices under each policy");
-  std::string policy_help = "policies to compare, comma-separated:";
-  for (const auto& p : detail::policies()) policy_help += "\n  " + p.name + ": " + p.description;
   auto args = std::make_shared<BalanceArgs>();
   cmd->add_option("-d,--devices", args->devices, "device spec (see baton devices --help)")
       ->capture_default_str();
-  cmd->add_option("-p,--policies", args->policies, policy_help)->capture_default_str();
+  cmd->add_option("-p,--policies", args->policies,
+                  policy_help("policies to compare, comma-separated:"))
+      ->capture_default_str();
   cmd->add_option("-n,--items", args->shape.items, "work items")->capture_default_str();
   cmd->add_option("-c,--chunk", args->shape.chunk,
                   "chunk in items: launches of at most this many (0: one per span handed out)")

@@ -288,11 +288,11 @@ void add_train_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "train", "Data-parallel training of an MLP over the devices, each policy beside static");
   auto a = std::make_shared<TrainArgs>();
-  std::string policy_help = "policies to compare, comma-separated (static always runs first):";
-  for (const auto& p : detail::policies()) policy_help += "\n  " + p.name + ": " + p.description;
   cmd->add_option("-d,--devices", a->devices, "device spec (see baton devices --help)")
       ->capture_default_str();
-  cmd->add_option("-p,--policies", a->policies, policy_help)->capture_default_str();
+  cmd->add_option("-p,--policies", a->policies,
+                  policy_help("policies to compare, comma-separated (static always runs first):"))
+      ->capture_default_str();
   cmd->add_option("--inputs", a->shape.inputs, "model inputs")->capture_default_str();
   cmd->add_option("-w,--width", a->shape.width, "width of each hidden layer")
       ->capture_default_str();

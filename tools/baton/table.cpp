@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "sched/policy.hpp"
+
 namespace baton::cli {
 
 std::string Table::str() const {
@@ -65,6 +67,12 @@ std::string seconds(double s) {
   if (s >= 1) return fixed(s, 3) + " s";
   if (s >= 1e-3) return fixed(s * 1e3, 3) + " ms";
   return fixed(s * 1e6, 1) + " us";
+}
+
+std::string policy_help(const std::string& lead) {
+  std::string help = lead;
+  for (const auto& p : detail::policies()) help += "\n  " + p.name + ": " + p.description;
+  return help;
 }
 
 void progress(const std::string& line) {

@@ -22,6 +22,9 @@ std::string bytes(std::uint64_t b);  // "1.5 GiB"
 std::string si(double v);            // "1.25 G"
 std::string seconds(double s);       // "12.3 ms"
 
+// `lead`, then a line per policy: "  name: description" (for --help).
+std::string policy_help(const std::string& lead);
+
 // The non-empty items of a `sep`-separated list ("static,ws").
 std::vector<std::string> split(const std::string& s, char sep);
 
