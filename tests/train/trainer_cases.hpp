@@ -22,6 +22,25 @@ namespace training {
 using namespace baton;
 using namespace baton::train;
 
+// |a - b| against |reference|, as norms.
+inline double relative(const std::vector<float>& a, const std::vector<float>& b,
+                       const std::vector<float>& reference) {
+  double diff = 0, norm = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    diff += double(a[i] - b[i]) * double(a[i] - b[i]);
+    norm += double(reference[i]) * double(reference[i]);
+  }
+  return std::sqrt(diff / std::max(norm, 1e-30));
+}
+
+// How far weights `a` are from `b`, against how far training moved `b` from `start`.
+inline double relative_to_training(const std::vector<float>& a, const std::vector<float>& b,
+                                   const std::vector<float>& start) {
+  std::vector<float> moved(b.size());
+  for (std::size_t i = 0; i < b.size(); ++i) moved[i] = b[i] - start[i];
+  return relative(a, b, moved);
+}
+
 class Training : public testing::TestWithParam<std::string> {
  protected:
   // The parameter's devices, or null with skip_reason_ set.
@@ -32,16 +51,6 @@ class Training : public testing::TestWithParam<std::string> {
     return test::open_or_skip(o, skip_reason_);
   }
   bool bf16() const { return GetParam().rfind("cuda", 0) == 0; }
-  // |a - b| against |reference|, as norms.
-  static double relative(const std::vector<float>& a, const std::vector<float>& b,
-                         const std::vector<float>& reference) {
-    double diff = 0, norm = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      diff += double(a[i] - b[i]) * double(a[i] - b[i]);
-      norm += double(reference[i]) * double(reference[i]);
-    }
-    return std::sqrt(diff / std::max(norm, 1e-30));
-  }
   static TrainConfig small(const std::string& policy) {
     TrainConfig c;
     c.shape = MlpShape{16, 48, 2, 8};
@@ -101,10 +110,7 @@ TEST_P(Training, ManyDevicesKeepTheWeightsOfOne) {
   }
   const auto pa = all.params(), pb = one.params();
   ASSERT_EQ(pa.size(), pb.size());
-  // Against how far training moved the weights.
-  std::vector<float> moved(pa.size());
-  for (std::size_t i = 0; i < pa.size(); ++i) moved[i] = pb[i] - start[i];
-  EXPECT_LT(relative(pa, pb, moved), bf16() ? 5e-2 : 1e-4)
+  EXPECT_LT(relative_to_training(pa, pb, start), bf16() ? 5e-2 : 1e-4)
       << "the weights differ from training on one device";
 }
 
