@@ -153,14 +153,20 @@ struct QueueState {
   }
 };
 
-// One state per queue, made by its device's worker on first use; the queues
-// live as long as the process's runtimes, so states stay until exit.
-std::mutex states_mu;
-std::map<cl_command_queue, std::unique_ptr<QueueState>> states;
+// The states of one grad kernel, one per queue, each made by its device's
+// worker on first use. The kernel owns them: the runtime keeps its kernels
+// until it goes, so a queue's handle is never seen again by another queue
+// while they live (a process-wide map would hand a later runtime's queue at
+// the same address a state of another context), and they go before the
+// runtime's queues and contexts.
+struct QueueStates {
+  std::mutex mu;
+  std::map<cl_command_queue, std::unique_ptr<QueueState>> by_queue;
+};
 
-QueueState& state_for(cl_command_queue queue) {
-  std::lock_guard lock(states_mu);
-  auto& slot = states[queue];
+QueueState& state_for(QueueStates& states, cl_command_queue queue) {
+  std::lock_guard lock(states.mu);
+  auto& slot = states.by_queue[queue];
   if (slot) return *slot;
   auto st = std::make_unique<QueueState>();
   check(clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof st->context, &st->context, nullptr),
@@ -216,9 +222,10 @@ cl_mem mem_of(const KernelArgs& a, std::size_t i) {
   return reinterpret_cast<cl_mem>(a[i].memory.handle);
 }
 
-void grad(const MlpLayout& layout, cl_command_queue queue, Span span, const KernelArgs& a) {
+void grad(const MlpLayout& layout, QueueStates& states, cl_command_queue queue, Span span,
+          const KernelArgs& a) {
   if (a.size() != 7) raise(Errc::invalid_argument, "train.grad", "expects 7 arguments");
-  QueueState& st = state_for(queue);
+  QueueState& st = state_for(states, queue);
   const MlpShape& shape = layout.shape();
   const auto& layers = layout.layers();
   const std::uint64_t params = layout.params();
@@ -353,9 +360,11 @@ void grad(const MlpLayout& layout, cl_command_queue queue, Span span, const Kern
 }  // namespace
 
 void add_opencl_code(StepKernels& k, const MlpLayout& layout) {
-  k.grad.native(BackendKind::opencl, [layout](void* queue, Span span, const KernelArgs& args) {
-    grad(layout, static_cast<cl_command_queue>(queue), span, args);
-  });
+  auto states = std::make_shared<QueueStates>();
+  k.grad.native(BackendKind::opencl,
+                [layout, states](void* queue, Span span, const KernelArgs& args) {
+                  grad(layout, *states, static_cast<cl_command_queue>(queue), span, args);
+                });
   k.publish.opencl(kSource, "baton_train_publish");
   k.adamw_slots.opencl(kSource, "baton_train_adamw_slots");
   k.stage.native(BackendKind::opencl, [](void*, Span, const KernelArgs&) {});
