@@ -203,7 +203,8 @@ Task Engine::submit(Request r) {
   return Task{self.record->index, self.generation};
 }
 
-// `t` (being submitted) must follow `pred`.
+// `t` (being submitted) must follow `pred`. Locks: pred's, then t's (no one takes
+// a task's lock while holding its successor's).
 void Engine::depend(TaskRecord* t, const TaskRef& pred) {
   TaskRecord* p = pred.record;
   std::lock_guard lock(p->lock);
@@ -211,13 +212,19 @@ void Engine::depend(TaskRecord* t, const TaskRef& pred) {
   switch (p->state.load(std::memory_order_relaxed)) {
     case TaskState::done:
       return;
-    case TaskState::failed:
+    case TaskState::failed: {
+      std::lock_guard own(t->lock);  // an earlier predecessor's worker may write t too
       t->upstream_failed = true;
       if (!t->error) t->error = p->error;
       return;
-    case TaskState::issued:
+    }
+    case TaskState::issued: {
+      // t's waits grow under t's lock: a worker issuing another of its
+      // predecessors (already linked) appends to them at the same time.
+      std::lock_guard own(t->lock);
       t->waits.push_back({p->event, p->device});
       return;
+    }
     default:
       p->successors.push_back(t);
       t->pending.fetch_add(1, std::memory_order_relaxed);
