@@ -1,6 +1,6 @@
 # Sourced by the bench/*/run_gpu.sh scripts on the GPU host: $out (from $OUT),
 # the machine in env.log, a release build in build/gpu, and the test suite
-# with each skip's reason unless TESTS=0.
+# with each skip's reason unless TESTS=0 (TESTS=gpu: the tests labelled gpu).
 out=${OUT:-/tmp/baton-gpu}
 mkdir -p "$out"
 export NCCL_NVLS_ENABLE=0 BATON_PERF_MODEL_FILE=
@@ -8,8 +8,10 @@ export NCCL_NVLS_ENABLE=0 BATON_PERF_MODEL_FILE=
 { cmake -S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build/gpu; } \
   >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
 echo "build ok"
-if [ "${TESTS:-1}" = 1 ]; then
-  (cd build/gpu && ctest -j 4 --output-on-failure --timeout 240) >"$out/tests.log" 2>&1
+if [ "${TESTS:-1}" != 0 ]; then
+  label=()
+  [ "${TESTS:-1}" = gpu ] && label=(-L gpu)
+  (cd build/gpu && ctest -j 4 "${label[@]}" --output-on-failure --timeout 240) >"$out/tests.log" 2>&1
   grep -E "tests passed|Failed|\*\*\*|Passed" "$out/tests.log" | tail -60
   # Why a test skipped (ctest shows only "Skipped"; one skipped case marks a whole executable).
   grep -A1 ": Skipped$" build/gpu/Testing/Temporary/LastTest.log | grep -vE "^--$|: Skipped$" |

@@ -184,21 +184,23 @@ Runtime::PendingRun Trainer::accumulate(int step) {
   return grad;
 }
 
-void Trainer::update() {
+Runtime::PendingRun Trainer::update() {
   const std::uint64_t n = layout_.params();
   const AdamWRates rates = rates_of(config_.optimizer);
   const AdamWStep step = step_of(config_.optimizer, step_, 1.0f / float(config_.batch));
-  if (shared_) {
-    const InstanceArgs acc{n, std::uint32_t(rt_.devices().size()), tag_};
-    rt_.submit(Range{n}, kernels_.adamw_shared, instances(accumulator_), inout(params_), inout(m_),
-               inout(v_), out(weights_bf16_), rates, step, acc, split, Policy::weighted());
-    rt_.submit(Range{1}, kernels_.losses_shared, instances(accumulator_), out(losses_, whole), acc,
-               on(devices_[0]));
-  } else {
+  if (!shared_) {
     const SlotArgs slots{n, std::uint32_t(devices_.size()), 0};
-    rt_.submit(Range{n}, kernels_.adamw_slots, in(slots_, whole), inout(params_), inout(m_),
-               inout(v_), out(weights_bf16_), rates, step, slots, split, Policy::weighted());
+    return rt_.parallel_for_async(Range{n}, kernels_.adamw_slots, in(slots_, whole),
+                                  inout(params_), inout(m_), inout(v_), out(weights_bf16_), rates,
+                                  step, slots, Policy::weighted());
   }
+  const InstanceArgs acc{n, std::uint32_t(rt_.devices().size()), tag_};
+  Runtime::PendingRun run = rt_.parallel_for_async(
+      Range{n}, kernels_.adamw_shared, instances(accumulator_), inout(params_), inout(m_),
+      inout(v_), out(weights_bf16_), rates, step, acc, Policy::weighted());
+  rt_.submit(Range{1}, kernels_.losses_shared, instances(accumulator_), out(losses_, whole), acc,
+             on(devices_[0]));
+  return run;
 }
 
 // Where every device sits in one memory other than the host's, the next
@@ -239,21 +241,22 @@ StepResult Trainer::step() {
   r.step = ++step_;
   Runtime::PendingRun grad = accumulate(step_);
   // Read in place, the accumulators of a device that fails stay where its
-  // memory answers (and a table over a lost one fails the update): the update
-  // follows the micro-batches at once, with no turn of the host between.
-  if (shared_) update();
+  // memory answers (and a table over a lost one fails the update, and so this
+  // step): the update follows the micro-batches at once, with no turn of the
+  // host between.
+  Runtime::PendingRun updated;
+  if (shared_) updated = update();
   stage(load(step_ + 1));  // on the host while the step runs
   r.grad = rt_.wait(std::move(grad));
   if (shared_) {
-    // Where a device failed, its update is waited for: a lost accumulator
-    // fails it, and that error is this step's.
-    if (drop_failed(r.grad, r.failures)) rt_.wait_all();
+    drop_failed(r.grad, r.failures);
   } else {
     // A slot's publish is pinned to its device: where one failed, the
     // survivors accumulate and publish the step again, then update.
     while (drop_failed(r.grad, r.failures)) r.grad = rt_.wait(accumulate(step_));
-    update();
+    updated = update();
   }
+  r.update = rt_.wait(std::move(updated));
   double loss = 0;  // per device (shared), or per slot of the devices taking part
   const auto losses = losses_.read();
   for (std::size_t i = 0; i < (shared_ ? losses.size() : devices_.size()); ++i)

@@ -57,6 +57,7 @@ struct StepResult {
   double loss = 0;     // mean over the batch of 0.5 * |model(x) - target|^2
   double seconds = 0;  // on the runtime's clock, this step's share of the run
   RunStats grad;       // the micro-batches' run: items are micro-batches
+  RunStats update;     // the reduction and AdamW step's run: items are parameters
   // Devices that failed during the step ("name: cause"): their work ran on
   // the others (where needed the step was accumulated again), which train on
   // without them.
@@ -96,8 +97,8 @@ class Trainer {
   // grad (then publish, where the accumulators are not shared) for the batch
   // of `step`, under a fresh tag; wait for the grad's run.
   Runtime::PendingRun accumulate(int step);
-  // The AdamW step on the accumulation just made, and the losses.
-  void update();
+  // The AdamW step on the accumulation just made (returned), and the losses.
+  Runtime::PendingRun update();
   void stage(Batch& next);
   // Leaves out the devices that failed in `grad`, noting them; true if any did.
   bool drop_failed(const RunStats& grad, std::vector<std::string>& failures);

@@ -2,7 +2,8 @@
 // parallelism over the 1, 2, 4, ... fastest of the devices that can train,
 // under each policy, and prints the source document's table: devices, batch,
 // samples/s, speed-up over the fastest device alone, efficiency against the
-// sum of the devices' alone rates, and each policy against static.
+// sum of the devices' alone rates and against a perfect split, each policy
+// against static, and where a step's time goes.
 #include <algorithm>
 #include <cstdio>
 
@@ -46,7 +47,8 @@ struct Run {
   std::string policy;
   double samples_per_s = 0;
   std::vector<double> losses;
-  std::vector<double> step_s, grad_s;        // per step: all of it, and its micro-batches' run
+  // Per step: all of it, its micro-batches' run, and the update's run.
+  std::vector<double> step_s, grad_s, update_s;
   std::vector<std::string> failures;         // devices that failed ("step: name: cause")
   std::vector<std::uint64_t> micro_batches;  // per device of the runtime, last step
 };
@@ -70,14 +72,50 @@ std::vector<int> device_counts(const std::string& list, int available) {
   return counts;
 }
 
-// The share of the measured steps' time that their micro-batches' forward
-// and backward took; the rest is the reduction, the update and what the host
-// does between steps.
-double compute_share(const Run& r, int warmup) {
-  double step = 0, grad = 0;
-  for (std::size_t s = std::size_t(warmup); s < r.step_s.size(); ++s)
-    step += r.step_s[s], grad += r.grad_s[s];
-  return step > 0 ? grad / step : 0;
+// The median over the measured steps (those after the warm-up) of f(step).
+template <class F>
+double median_step(const Run& r, int warmup, F f) {
+  std::vector<double> v;
+  for (std::size_t s = std::size_t(warmup); s < r.step_s.size(); ++s) v.push_back(f(s));
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+// A step's parts, medians in seconds: forward and backward of the
+// micro-batches, the reduction and update, and the rest (the host's turn,
+// the loss gathered, what waits for what).
+struct StepParts {
+  double step = 0, grad = 0, update = 0, rest = 0;
+};
+StepParts step_parts(const Run& r, int warmup) {
+  StepParts p;
+  p.step = median_step(r, warmup, [&](std::size_t s) { return r.step_s[s]; });
+  p.grad = median_step(r, warmup, [&](std::size_t s) { return r.grad_s[s]; });
+  p.update = median_step(r, warmup, [&](std::size_t s) { return r.update_s[s]; });
+  p.rest = median_step(r, warmup, [&](std::size_t s) {
+    return std::max(0.0, r.step_s[s] - r.grad_s[s] - r.update_s[s]);
+  });
+  return p;
+}
+
+// What a perfect split of `batch` over `devices` would reach, in samples/s,
+// from each device's alone run: forward and backward at each one's alone
+// rate, all finishing together, then the rest of the step (update, host) as
+// short as the shortest of theirs alone.
+double ideal_rate(const std::vector<int>& devices, int batch, const std::vector<const Run*>& alone,
+                  int warmup) {
+  double compute_rate = 0, rest = 1e300;
+  for (int d : devices) {
+    const Run* a = alone[std::size_t(d)];
+    if (!a) return 0;
+    const StepParts p = step_parts(*a, warmup);
+    if (p.grad <= 0) return 0;
+    compute_rate += double(a->batch) / p.grad;
+    rest = std::min(rest, p.step - p.grad);
+  }
+  const double step = double(batch) / compute_rate + std::max(0.0, rest);
+  return step > 0 ? double(batch) / step : 0;
 }
 
 std::string names_of(const Runtime& rt, const std::vector<int>& devices) {
@@ -109,6 +147,7 @@ Run run_training(Runtime& rt, const TrainArgs& a, std::vector<int> devices, int 
     r.losses.push_back(step.loss);
     r.step_s.push_back(step.seconds);
     r.grad_s.push_back(step.grad.makespan_s);
+    r.update_s.push_back(step.update.makespan_s);
     for (const std::string& f : step.failures)
       r.failures.push_back("step " + std::to_string(s) + ": " + f);
     r.micro_batches.clear();
@@ -208,10 +247,15 @@ void run_train(const TrainArgs& a) {
     j["devices"].push_back({{"name", rt.devices()[d]->name()},
                             {"description", rt.devices()[d]->info().description},
                             {"alone_samples_per_s", alone[d]}});
+  std::vector<const Run*> alone_run(rt.devices().size(), nullptr);
+  for (const Run& r : runs)
+    if (r.devices.size() == 1) alone_run[std::size_t(r.devices.front())] = &r;
   Table t({"devices", "batch", "policy", "samples/s", "TFLOP/s", "speed-up", "vs oracle",
-           "vs static", "compute", "loss first -> last", "micro-batches per device (last step)"});
+           "vs ideal", "vs static", "step ms = fwd+bwd + update + rest", "loss first -> last",
+           "micro-batches per device (last step)"});
   j["runs"] = nlohmann::json::array();
   const double base = alone[fastest.front()];
+  auto ms = [](double s) { return fixed(1e3 * s, 1); };
   for (const Run& r : runs) {
     const bool single = r.devices.size() == 1;
     double rate_sum = 0;
@@ -224,13 +268,18 @@ void run_train(const TrainArgs& a) {
       split_text += rt.devices()[d]->name() + " " + std::to_string(r.micro_batches[d]) + "  ";
     const double speedup = base > 0 ? r.samples_per_s / base : 0;
     const double efficiency = rate_sum > 0 ? r.samples_per_s / rate_sum : 0;
+    const double ideal = ideal_rate(r.devices, r.batch, alone_run, a.warmup);
+    const double vs_ideal = ideal > 0 ? r.samples_per_s / ideal : 0;
     const double vs_static =
         stat && stat->samples_per_s > 0 ? r.samples_per_s / stat->samples_per_s : 0;
+    const StepParts parts = step_parts(r, a.warmup);
     t.add({single ? rt.devices()[r.devices.front()]->name() : std::to_string(r.devices.size()),
            std::to_string(r.batch), single ? "alone" : r.policy, si(r.samples_per_s),
            fixed(r.samples_per_s * flops * 1e-12, 2), fixed(speedup, 2) + "x",
-           fixed(100 * efficiency, 1) + " %", single ? "-" : fixed(vs_static, 2) + "x",
-           fixed(100 * compute_share(r, a.warmup), 1) + " %",
+           fixed(100 * efficiency, 1) + " %", fixed(100 * vs_ideal, 1) + " %",
+           single ? "-" : fixed(vs_static, 2) + "x",
+           ms(parts.step) + " = " + ms(parts.grad) + " + " + ms(parts.update) + " + " +
+               ms(parts.rest),
            fixed(r.losses.front(), 4) + " -> " + fixed(r.losses.back(), 4), split_text});
     j["runs"].push_back({{"devices", names_of(rt, r.devices)},
                          {"device_count", r.devices.size()},
@@ -240,12 +289,19 @@ void run_train(const TrainArgs& a) {
                          {"tflops", r.samples_per_s * flops * 1e-12},
                          {"speedup", speedup},
                          {"efficiency_vs_oracle", efficiency},
+                         {"ideal_samples_per_s", ideal},
+                         {"efficiency_vs_ideal", vs_ideal},
                          {"vs_static", vs_static},
                          {"losses", r.losses},
-                         {"compute_share", compute_share(r, a.warmup)},
+                         {"median_step_seconds",
+                          {{"step", parts.step},
+                           {"grad", parts.grad},
+                           {"update", parts.update},
+                           {"rest", parts.rest}}},
                          {"failures", r.failures},
                          {"step_seconds", r.step_s},
-                         {"grad_seconds", r.grad_s}});
+                         {"grad_seconds", r.grad_s},
+                         {"update_seconds", r.update_s}});
   }
 #ifdef BATON_TRAIN_CUDA
   const train::EpilogueCounts gemms = train::cuda_epilogue_counts();
@@ -266,8 +322,10 @@ void run_train(const TrainArgs& a) {
                 trains ? "" : "  (left out: no training code for it in this build)");
   }
   std::printf(
-      "  speed-up: over %s alone (the fastest); vs oracle: over the sum of the devices' "
-      "alone rates\n",
+      "  speed-up: over %s alone (the fastest); vs oracle: over the sum of the devices' alone "
+      "rates;\n  vs ideal: over a perfect split (forward and backward at each device's alone "
+      "rate, all\n  finishing together, then the rest of the step as short as the shortest "
+      "alone); step: medians\n",
       rt.devices()[fastest.front()]->name().c_str());
   std::fputs(t.str().c_str(), stdout);
   for (const Run& r : runs)

@@ -1,210 +1,27 @@
 #include "train/cuda/grad_cuda.hpp"
 
-#include <cublasLt.h>
-#include <dlfcn.h>
-
 #include <algorithm>
-#include <array>
 #include <atomic>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <utility>
+#include <vector>
 
 #include "baton/error.hpp"
-#include "device/cuda/context.hpp"
-#include "device/cuda/driver_api.hpp"
-#include "device/cuda/library.hpp"
+#include "train/cuda/stream_state.hpp"
+#include "train/cuda/update_cuda.hpp"
 #include "train/cuda/train_fatbin.hpp"
 
 namespace baton::train {
 
 namespace {
 
-// ---- cuBLASLt, opened at run time ----
-
-#define BATON_LT_FUNCTIONS(X)             \
-  X(cublasLtCreate)                       \
-  X(cublasLtDestroy)                      \
-  X(cublasLtGetStatusString)              \
-  X(cublasLtMatmul)                       \
-  X(cublasLtMatmulDescCreate)             \
-  X(cublasLtMatmulDescDestroy)            \
-  X(cublasLtMatmulDescSetAttribute)       \
-  X(cublasLtMatrixLayoutCreate)           \
-  X(cublasLtMatrixLayoutDestroy)          \
-  X(cublasLtMatmulPreferenceCreate)       \
-  X(cublasLtMatmulPreferenceDestroy)      \
-  X(cublasLtMatmulPreferenceSetAttribute) \
-  X(cublasLtMatmulAlgoGetHeuristic)
-
-struct Lt {
-#define BATON_LT_DECLARE(name) decltype(&::name) name = nullptr;
-  BATON_LT_FUNCTIONS(BATON_LT_DECLARE)
-#undef BATON_LT_DECLARE
-  std::string error;
-};
-
-const Lt& lt() {
-  static const Lt api = [] {
-    Lt a;
-    cuda::Library lib = cuda::open_library({"libcublasLt.so.13", "libcublasLt.so"});
-    if (!lib.handle) {
-      a.error = "cuBLASLt not found (" + lib.error + ")";
-      return a;
-    }
-#define BATON_LT_RESOLVE(name)                                           \
-  a.name = reinterpret_cast<decltype(a.name)>(dlsym(lib.handle, #name)); \
-  if (!a.name) a.error = "cuBLASLt lacks " #name;
-    BATON_LT_FUNCTIONS(BATON_LT_RESOLVE)
-#undef BATON_LT_RESOLVE
-    return a;
-  }();
-  return api;
-}
-
-// A bad shape or type is the caller's; a failed execution is the device's.
-void check(cublasStatus_t s, const char* call) {
-  if (s == CUBLAS_STATUS_SUCCESS) return;
-  Errc code = Errc::device_failed;
-  if (s == CUBLAS_STATUS_INVALID_VALUE || s == CUBLAS_STATUS_NOT_SUPPORTED ||
-      s == CUBLAS_STATUS_ARCH_MISMATCH)
-    code = Errc::invalid_argument;
-  else if (s == CUBLAS_STATUS_ALLOC_FAILED)
-    code = Errc::out_of_memory;
-  raise(code, "cublasLt", std::string(call) + ": " + lt().cublasLtGetStatusString(s));
-}
+using namespace cuda_step;
 
 std::atomic<std::uint64_t> fused_gemms{0}, unfused_gemms{0};
 
-// ---- what one stream keeps ----
-
-constexpr std::size_t kWorkspace = 32u << 20;  // cuBLASLt's, as PyTorch gives it on Hopper
-constexpr std::size_t kAlign = 256;
-
-std::size_t aligned(std::size_t bytes) {
-  return (bytes + kAlign - 1) / kAlign * kAlign;
-}
-
-// Device memory of the grad kernel, grown as larger chunks arrive (the work
-// queued on `stream` that uses the old memory is waited for first).
-class Scratch {
- public:
-  ~Scratch() {
-    if (ptr_) cuda::driver().cuMemFree(ptr_);
-  }
-  CUdeviceptr at_least(std::size_t bytes, CUstream stream, const char* where) {
-    if (bytes <= bytes_) return ptr_;
-    if (ptr_) {
-      BATON_CU(where, cuStreamSynchronize, stream);
-      BATON_CU(where, cuMemFree, ptr_);
-    }
-    ptr_ = 0, bytes_ = 0;
-    BATON_CU(where, cuMemAlloc, &ptr_, bytes);
-    bytes_ = bytes;
-    return ptr_;
-  }
-
- private:
-  CUdeviceptr ptr_ = 0;
-  std::size_t bytes_ = 0;
-};
-
-struct Functions {
-  CUmodule module = nullptr;
-  CUfunction to_bf16 = nullptr, loss = nullptr, bias_grad = nullptr, bias_gelu = nullptr,
-             gelu_backward = nullptr;
-};
-
-using AlgoKey = std::array<std::int64_t, 20>;
-
-struct StreamState {
-  CUcontext ctx = nullptr;
-  int sm_target = 0;  // a green context's SMs; 0: the whole GPU
-  cublasLtHandle_t handle = nullptr;
-  Functions fn;
-  Scratch workspace, activations;
-  std::map<const float*, std::uint32_t> tags;  // accumulator -> the accumulation it holds
-  std::map<AlgoKey, std::pair<bool, cublasLtMatmulAlgo_t>> algos;  // found?, algo
-  ~StreamState() {
-    if (handle) lt().cublasLtDestroy(handle);
-    if (fn.module) cuda::driver().cuModuleUnload(fn.module);
-  }
-};
-
-// One state per (context, stream), made on first use with that context
-// current, dropped with the context. A stream's launches come from its
-// device's worker alone.
-std::mutex states_mu;
-std::map<std::pair<CUcontext, CUstream>, std::unique_ptr<StreamState>> states;
-
-void drop_states(CUcontext ctx) {
-  std::lock_guard lock(states_mu);
-  std::erase_if(states, [ctx](const auto& e) { return e.first.first == ctx; });
-}
-
-Functions load_functions(const char* where) {
-  Functions f;
-  const auto image = train_cuda_fatbin();
-  if (image.empty()) raise(Errc::no_implementation, where, "this build has no training fatbin");
-  BATON_CU(where, cuModuleLoadData, &f.module, image.data());
-  auto get = [&](CUfunction& out, const char* name) {
-    BATON_CU(where, cuModuleGetFunction, &out, f.module, name);
-  };
-  get(f.to_bf16, "baton_train_to_bf16");
-  get(f.loss, "baton_train_loss");
-  get(f.bias_grad, "baton_train_bias_grad");
-  get(f.bias_gelu, "baton_train_bias_gelu");
-  get(f.gelu_backward, "baton_train_gelu_backward");
-  return f;
-}
-
-StreamState& state_for(CUstream stream) {
-  const char* where = "train.grad";
-  CUcontext ctx = nullptr;
-  BATON_CU(where, cuCtxGetCurrent, &ctx);
-  bool first_of_context = false;
-  StreamState* s = nullptr;
-  {
-    std::lock_guard lock(states_mu);
-    auto& slot = states[{ctx, stream}];
-    if (!slot) {
-      first_of_context = std::none_of(states.begin(), states.end(), [&](const auto& e) {
-        return e.first.first == ctx && e.second;
-      });
-      auto fresh = std::make_unique<StreamState>();
-      fresh->ctx = ctx;
-      if (cuda::Context* c = cuda::Context::find(ctx); c && c->is_green())
-        fresh->sm_target = c->sm_count();
-      check(lt().cublasLtCreate(&fresh->handle), "cublasLtCreate");
-      fresh->fn = load_functions(where);
-      fresh->workspace.at_least(kWorkspace, stream, where);
-      slot = std::move(fresh);
-    }
-    s = slot.get();
-  }
-  if (first_of_context)
-    if (cuda::Context* owner = cuda::Context::find(ctx))
-      owner->on_destroy([ctx] { drop_states(ctx); });
-  return *s;
-}
-
-// ---- launches ----
+constexpr const char* kWhere = "train.grad";
 
 std::uint64_t alignment_of(const void* p) {
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   return a ? std::min<std::uint64_t>(kAlign, a & (~a + 1)) : kAlign;
-}
-
-void launch(CUfunction f, CUstream stream, unsigned blocks_x, unsigned blocks_y,
-            std::initializer_list<void*> params) {
-  std::vector<void*> p(params);
-  BATON_CU("train.grad", cuLaunchKernel, f, blocks_x, blocks_y, 1, 256, 1, 1, 0, stream, p.data(),
-           nullptr);
-}
-
-unsigned blocks_for(std::uint64_t n) {
-  return unsigned(std::clamp<std::uint64_t>((n + 255) / 256, 1, 8192));
 }
 
 // Column-major D (m x n) = op(A) (m x k) op(B) (k x n) + beta D, bf16 inputs,
@@ -314,7 +131,7 @@ bool run_gemm(StreamState& st, CUstream stream, const Gemm& g) {
   check(api.cublasLtMatmul(
             st.handle, desc, &alpha, g.a, la, g.b, lb, &g.beta, g.d, ld, g.d, ld,
             &found->second.second,
-            reinterpret_cast<void*>(st.workspace.at_least(kWorkspace, stream, "train.grad")),
+            reinterpret_cast<void*>(st.workspace.at_least(kWorkspace, stream, kWhere)),
             kWorkspace, stream),
         "cublasLtMatmul");
   return true;
@@ -334,7 +151,7 @@ void run_gemm_or(StreamState& st, CUstream stream, const Gemm& g, Epilogue unfus
   plain.epilogue = CUBLASLT_EPILOGUE_DEFAULT;
   plain.bias = nullptr, plain.aux = nullptr, plain.aux_ld = 0;
   if (!run_gemm(st, stream, plain))
-    raise(Errc::invalid_argument, "train.grad",
+    raise(Errc::invalid_argument, kWhere,
           std::string("cuBLASLt has no algorithm for ") + what);
   unfused();
 }
@@ -344,17 +161,15 @@ void run_gemm_or(StreamState& st, CUstream stream, const Gemm& g, Epilogue unfus
 using bf16 = std::uint16_t;  // storage of __nv_bfloat16
 
 void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs& args) {
-  if (!lt().error.empty()) raise(Errc::no_implementation, "train.grad", lt().error);
-  if (args.size() != 7) raise(Errc::invalid_argument, "train.grad", "expects 7 arguments");
+  if (args.size() != 7) raise(Errc::invalid_argument, kWhere, "expects 7 arguments");
   const MlpShape& shape = layout.shape();
   for (int v : {shape.inputs, shape.width, shape.outputs})
     if (v % 8)
-      raise(Errc::invalid_argument, "train.grad",
+      raise(Errc::invalid_argument, kWhere,
             "on CUDA the model's inputs, width and outputs must be multiples of 8 (cuBLASLt's "
             "bf16 alignment); got " +
                 std::to_string(v));
-  StreamState& st = state_for(stream);
-  const char* where = "train.grad";
+  StreamState& st = state_for(stream, kWhere);
   const std::uint64_t params = layout.params();
   const std::uint64_t mb = args.value<std::uint32_t>(5);
   const std::uint32_t tag = args.value<std::uint32_t>(6);
@@ -368,11 +183,11 @@ void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs&
   if (first_here) {
     st.tags[acc] = tag;
     auto zero = [&](std::uint64_t at, std::uint64_t n) {
-      BATON_CU(where, cuMemsetD32Async, reinterpret_cast<CUdeviceptr>(acc + at), 0u, n, stream);
+      BATON_CU(kWhere, cuMemsetD32Async, reinterpret_cast<CUdeviceptr>(acc + at), 0u, n, stream);
     };
     for (const Layer& l : layout.layers()) zero(l.bias, std::uint64_t(l.out));
     zero(loss_at(params), 1);
-    BATON_CU(where, cuMemsetD32Async, reinterpret_cast<CUdeviceptr>(acc + tag_at(params)), tag, 1,
+    BATON_CU(kWhere, cuMemsetD32Async, reinterpret_cast<CUdeviceptr>(acc + tag_at(params)), tag, 1,
              stream);
   }
 
@@ -400,7 +215,7 @@ void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs&
     }
     carve(std::uint64_t(rows) * widest);
     carve(std::uint64_t(rows) * widest);
-    char* base = reinterpret_cast<char*>(st.activations.at_least(total, stream, where));
+    char* base = reinterpret_cast<char*>(st.activations.at_least(total, stream, kWhere));
     auto piece = [&](std::size_t i) { return reinterpret_cast<bf16*>(base + offsets[i]); };
     bf16* x = piece(0);
     bf16 *grad_a = piece(1 + 2 * layers.size()), *grad_b = piece(2 + 2 * layers.size());
@@ -409,7 +224,7 @@ void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs&
       std::uint64_t n = std::uint64_t(rows) * shape.inputs;
       const void* in = static_cast<const float*>(args[2].memory.ptr) + row0 * shape.inputs;
       void* out = x;
-      launch(st.fn.to_bf16, stream, blocks_for(n), 1, {&n, &in, &out});
+      launch(st.fn.to_bf16, stream, blocks_for(n), 1, {&n, &in, &out}, kWhere);
     }
     // Forward: z = W a + b (column-major: out x rows), a = gelu(z) but at the output.
     const bf16* input = x;
@@ -437,7 +252,7 @@ void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs&
             const void* bias = weights + l.bias;
             int gelu_on = hidden;
             launch(st.fn.bias_gelu, stream, blocks_for(n), 1,
-                   {&n, &cols, &zp, &aux, &bias, &gelu_on});
+                   {&n, &cols, &zp, &aux, &bias, &gelu_on}, kWhere);
           },
           "a layer's GEMM");
       input = a;
@@ -450,7 +265,7 @@ void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs&
       const void* target = static_cast<const float*>(args[3].memory.ptr) + row0 * shape.outputs;
       void* d = dz;
       void* loss = acc + params;
-      launch(st.fn.loss, stream, blocks_for(n), 1, {&n, &prediction, &target, &d, &loss});
+      launch(st.fn.loss, stream, blocks_for(n), 1, {&n, &prediction, &target, &d, &loss}, kWhere);
     }
     // Backward, the last layer first.
     for (std::size_t i = layers.size(); i-- > 0;) {
@@ -465,14 +280,14 @@ void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs&
         g.d = acc + l.weight, g.ldd = l.in, g.d_type = CUDA_R_32F;
         g.beta = first_here && first == span.begin ? 0.0f : 1.0f;
         if (!run_gemm(st, stream, g))
-          raise(Errc::invalid_argument, where, "cuBLASLt has no algorithm for a weight gradient");
+          raise(Errc::invalid_argument, kWhere, "cuBLASLt has no algorithm for a weight gradient");
       }
       {  // db += the sum of dz over rows
         unsigned r = unsigned(rows), cols = unsigned(l.out);
         const void* d = dz;
         void* db = acc + l.bias;
         const unsigned slices = unsigned(std::clamp(rows / 64, 1, 64));
-        launch(st.fn.bias_grad, stream, (cols + 255) / 256, slices, {&r, &cols, &d, &db});
+        launch(st.fn.bias_grad, stream, (cols + 255) / 256, slices, {&r, &cols, &d, &db}, kWhere);
       }
       if (i == 0) break;
       // d in (in x rows) = W (in x out) dz, through the previous layer's GELU.
@@ -491,7 +306,7 @@ void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs&
             std::uint64_t n = std::uint64_t(rows) * l.in;
             void* d = next;
             const void* aux = z_prev;
-            launch(st.fn.gelu_backward, stream, blocks_for(n), 1, {&n, &d, &aux});
+            launch(st.fn.gelu_backward, stream, blocks_for(n), 1, {&n, &d, &aux}, kWhere);
           },
           "a data gradient");
       dz = next;
@@ -507,10 +322,9 @@ void add_cuda_code(StepKernels& k, const MlpLayout& layout) {
   k.grad.native(BackendKind::cuda, [layout](void* stream, Span span, const KernelArgs& args) {
     grad(layout, static_cast<CUstream>(stream), span, args);
   });
-  k.adamw_shared.cuda_image(image, "baton_train_adamw_shared");
+  add_cuda_update(k);
   k.losses_shared.cuda_image(image, "baton_train_losses_shared");
   k.publish.cuda_image(image, "baton_train_publish");
-  k.adamw_slots.cuda_image(image, "baton_train_adamw_slots");
 }
 
 EpilogueCounts cuda_epilogue_counts() {

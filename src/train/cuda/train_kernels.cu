@@ -1,9 +1,10 @@
 // The CUDA kernels of the training step, compiled by nvcc at build time into
-// a fatbin embedded in baton_train (train_fatbin.hpp). The first four follow
-// the runtime's kernel convention (begin, end, ...; include/baton/kernel.hpp)
-// and run as baton kernels (step_kernels.hpp says what each does). The others
-// are steps of the native grad kernel (grad_cuda.cpp), launched by it on its
-// stream.
+// a fatbin embedded in baton_train (train_fatbin.hpp). publish and
+// losses_shared follow the runtime's kernel convention (begin, end, ...;
+// include/baton/kernel.hpp) and run as baton kernels (step_kernels.hpp says
+// what each does); the two updates take the same arguments but are launched
+// by update_cuda.cpp on a grid of its own. The others are steps of the native
+// grad kernel (grad_cuda.cpp), launched by it on its stream.
 #include <cuda_bf16.h>
 
 #include <cstdint>
@@ -38,16 +39,67 @@ __device__ bool tagged(const float* acc, unsigned long long params, unsigned tag
   return __float_as_uint(acc[baton::train::tag_at(params)]) == tag;
 }
 
-__device__ void adamw(const AdamWRates& r, const AdamWStep& s, float g, float* p, float* m,
-                      float* v, __nv_bfloat16* low) {
-  float pi = *p, mi = *m, vi = *v;
+__device__ float adamw(const AdamWRates& r, const AdamWStep& s, float g, float& p, float& m,
+                       float& v) {
   g *= s.scale;
-  mi = r.beta1 * mi + (1.0f - r.beta1) * g;
-  vi = r.beta2 * vi + (1.0f - r.beta2) * g * g;
-  const float update = (mi / s.correction1) / (sqrtf(vi / s.correction2) + r.eps);
-  pi -= r.lr * (update + s.weight_decay * pi);
-  *p = pi, *m = mi, *v = vi;
-  *low = __float2bfloat16(pi);
+  m = r.beta1 * m + (1.0f - r.beta1) * g;
+  v = r.beta2 * v + (1.0f - r.beta2) * g * g;
+  const float update = (m / s.correction1) / (sqrtf(v / s.correction2) + r.eps);
+  p -= r.lr * (update + s.weight_decay * p);
+  return p;
+}
+
+// The gradients an update sums, in order (accumulators in device order, or
+// slots in slot order), gathered by a block's first thread into shared memory.
+struct Sources {
+  static constexpr unsigned kMax = 64;  // the host launcher checks the count
+  const float* at[kMax];
+  unsigned count;
+  bool quads;  // every array is 16-byte aligned: four parameters a load
+};
+
+__device__ bool aligned16(const void* p) {
+  return (reinterpret_cast<unsigned long long>(p) & 15) == 0;
+}
+
+// AdamW over parameters [begin, end), grid-stride: four at a time with
+// 16-byte loads where every array allows it (the update is memory-bound), one
+// at a time at the unaligned edges. Each parameter's arithmetic is the same
+// either way, so every split gives the same bits.
+__device__ void adamw_range(unsigned long long begin, unsigned long long end, const Sources& src,
+                            float* p, float* m, float* v, __nv_bfloat16* low, const AdamWRates& r,
+                            const AdamWStep& s) {
+  const unsigned long long stride = 256ull * gridDim.x, t = item();
+  auto one = [&](unsigned long long i) {
+    float g = 0.0f;
+    for (unsigned k = 0; k < src.count; ++k) g += src.at[k][i];
+    low[i] = __float2bfloat16(adamw(r, s, g, p[i], m[i], v[i]));
+  };
+  const bool quads = src.quads && aligned16(p) && aligned16(m) && aligned16(v) &&
+                     (reinterpret_cast<unsigned long long>(low) & 7) == 0;
+  const unsigned long long head = quads ? min(end, (begin + 3) & ~3ull) : end;
+  const unsigned long long n4 = (end - head) / 4;
+  for (unsigned long long i = begin + t; i < head; i += stride) one(i);
+  for (unsigned long long q = t; q < n4; q += stride) {
+    const unsigned long long i = head + 4 * q;
+    float4 g = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (unsigned k = 0; k < src.count; ++k) {
+      const float4 a = *reinterpret_cast<const float4*>(src.at[k] + i);
+      g.x += a.x, g.y += a.y, g.z += a.z, g.w += a.w;
+    }
+    float4 pp = *reinterpret_cast<float4*>(p + i), mm = *reinterpret_cast<float4*>(m + i),
+           vv = *reinterpret_cast<float4*>(v + i);
+    const __nv_bfloat162 lo = __floats2bfloat162_rn(adamw(r, s, g.x, pp.x, mm.x, vv.x),
+                                                    adamw(r, s, g.y, pp.y, mm.y, vv.y));
+    const __nv_bfloat162 hi = __floats2bfloat162_rn(adamw(r, s, g.z, pp.z, mm.z, vv.z),
+                                                    adamw(r, s, g.w, pp.w, mm.w, vv.w));
+    *reinterpret_cast<float4*>(p + i) = pp;
+    *reinterpret_cast<float4*>(m + i) = mm;
+    *reinterpret_cast<float4*>(v + i) = vv;
+    *reinterpret_cast<__nv_bfloat162*>(low + i) = lo;
+    *reinterpret_cast<__nv_bfloat162*>(low + i + 2) = hi;
+  }
+  for (unsigned long long i = head + 4 * n4 + t; i < end; i += stride) one(i);
 }
 
 extern "C" __global__ void baton_train_publish(unsigned long long begin, unsigned long long end,
@@ -60,15 +112,23 @@ extern "C" __global__ void baton_train_publish(unsigned long long begin, unsigne
   if (i == p.first) losses[p.slot] = mine ? acc[baton::train::loss_at(params)] : 0.0f;
 }
 
+// The two updates are launched by update_cuda.cpp with a grid of its own
+// choosing (not one thread per item).
 extern "C" __global__ void baton_train_adamw_slots(unsigned long long begin, unsigned long long end,
                                                    const float* slots, float* p, float* m, float* v,
                                                    __nv_bfloat16* low, AdamWRates r, AdamWStep s,
                                                    SlotArgs sl) {
-  const unsigned long long i = begin + item();
-  if (i >= end) return;
-  float g = 0.0f;
-  for (unsigned k = 0; k < sl.slots; ++k) g += slots[k * sl.stride + i];
-  adamw(r, s, g, p + i, m + i, v + i, low + i);
+  __shared__ Sources src;
+  if (threadIdx.x == 0) {
+    src.count = sl.slots;
+    src.quads = true;
+    for (unsigned k = 0; k < sl.slots; ++k) {
+      src.at[k] = slots + k * sl.stride;
+      src.quads = src.quads && aligned16(src.at[k]);
+    }
+  }
+  __syncthreads();
+  adamw_range(begin, end, src, p, m, v, low, r, s);
 }
 
 // The accumulators in place: a device's counts only when it holds this
@@ -78,14 +138,19 @@ extern "C" __global__ void baton_train_adamw_shared(unsigned long long begin,
                                                     const float* const* table, float* p, float* m,
                                                     float* v, __nv_bfloat16* low, AdamWRates r,
                                                     AdamWStep s, InstanceArgs in) {
-  const unsigned long long i = begin + item();
-  if (i >= end) return;
-  float g = 0.0f;
-  for (unsigned d = 0; d < in.devices; ++d) {
-    const float* acc = table[d];
-    if (acc && tagged(acc, in.params, in.tag)) g += acc[i];
+  __shared__ Sources src;
+  if (threadIdx.x == 0) {
+    src.count = 0;
+    src.quads = true;
+    for (unsigned d = 0; d < in.devices; ++d) {
+      const float* acc = table[d];
+      if (!acc || !tagged(acc, in.params, in.tag)) continue;
+      src.at[src.count++] = acc;
+      src.quads = src.quads && aligned16(acc);
+    }
   }
-  adamw(r, s, g, p + i, m + i, v + i, low + i);
+  __syncthreads();
+  adamw_range(begin, end, src, p, m, v, low, r, s);
 }
 
 extern "C" __global__ void baton_train_losses_shared(unsigned long long begin,

@@ -1,0 +1,59 @@
+#include "train/cuda/update_cuda.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "baton/error.hpp"
+#include "train/cuda/stream_state.hpp"
+#include "train/kernel_args.hpp"
+
+namespace baton::train {
+
+namespace {
+
+using namespace cuda_step;
+
+// The update is bound by memory: a grid of a few blocks per SM, each thread
+// striding over four parameters at a time (train_kernels.cu), keeps enough
+// loads in flight, also on a partition with few SMs; one thread per
+// parameter launched 850 000 blocks for 218 M parameters.
+constexpr std::uint64_t kMaxBlocks = 4096;
+
+// As the kernel's table of sources (accumulators or slots) sits in shared memory.
+constexpr std::uint32_t kMaxSources = 64;
+
+void update(CUfunction (Functions::*fn), const char* where, CUstream stream, Span span,
+            const KernelArgs& args, std::uint32_t sources) {
+  if (args.size() != 8) raise(Errc::invalid_argument, where, "expects 8 arguments");
+  if (sources > kMaxSources)
+    raise(Errc::invalid_argument, where,
+          "sums at most " + std::to_string(kMaxSources) + " gradients; got " +
+              std::to_string(sources));
+  if (span.empty()) return;
+  StreamState& st = state_for(stream, where);
+  std::uint64_t begin = span.begin, end = span.end;
+  void* ptrs[5];
+  for (int i = 0; i < 5; ++i) ptrs[i] = args[std::size_t(i)].memory.ptr;
+  const unsigned blocks =
+      unsigned(std::clamp<std::uint64_t>((span.size() + 1023) / 1024, 1, kMaxBlocks));
+  launch(st.fn.*fn, stream, blocks, 1,
+         {&begin, &end, &ptrs[0], &ptrs[1], &ptrs[2], &ptrs[3], &ptrs[4],
+          const_cast<unsigned char*>(args[5].value), const_cast<unsigned char*>(args[6].value),
+          const_cast<unsigned char*>(args[7].value)},
+         where);
+}
+
+}  // namespace
+
+void add_cuda_update(StepKernels& k) {
+  k.adamw_shared.native(BackendKind::cuda, [](void* stream, Span span, const KernelArgs& args) {
+    update(&Functions::adamw_shared, "train.adamw_shared", static_cast<CUstream>(stream), span,
+           args, args.size() == 8 ? args.value<InstanceArgs>(7).devices : 0);
+  });
+  k.adamw_slots.native(BackendKind::cuda, [](void* stream, Span span, const KernelArgs& args) {
+    update(&Functions::adamw_slots, "train.adamw_slots", static_cast<CUstream>(stream), span,
+           args, args.size() == 8 ? args.value<SlotArgs>(7).slots : 0);
+  });
+}
+
+}  // namespace baton::train
