@@ -190,9 +190,9 @@ Runtime::PendingRun Trainer::update() {
   const AdamWStep step = step_of(config_.optimizer, step_, 1.0f / float(config_.batch));
   if (!shared_) {
     const SlotArgs slots{n, std::uint32_t(devices_.size()), 0};
-    return rt_.parallel_for_async(Range{n}, kernels_.adamw_slots, in(slots_, whole),
-                                  inout(params_), inout(m_), inout(v_), out(weights_bf16_), rates,
-                                  step, slots, Policy::weighted());
+    return rt_.parallel_for_async(Range{n}, kernels_.adamw_slots, in(slots_, whole), inout(params_),
+                                  inout(m_), inout(v_), out(weights_bf16_), rates, step, slots,
+                                  Policy::weighted());
   }
   const InstanceArgs acc{n, std::uint32_t(rt_.devices().size()), tag_};
   Runtime::PendingRun run = rt_.parallel_for_async(

@@ -6,8 +6,8 @@
 
 #include "baton/error.hpp"
 #include "train/cuda/stream_state.hpp"
-#include "train/cuda/update_cuda.hpp"
 #include "train/cuda/train_fatbin.hpp"
+#include "train/cuda/update_cuda.hpp"
 
 namespace baton::train {
 
@@ -128,12 +128,12 @@ bool run_gemm(StreamState& st, CUstream stream, const Gemm& g) {
   }
   if (!found->second.first) return false;
   const float alpha = 1.0f;
-  check(api.cublasLtMatmul(
-            st.handle, desc, &alpha, g.a, la, g.b, lb, &g.beta, g.d, ld, g.d, ld,
-            &found->second.second,
-            reinterpret_cast<void*>(st.workspace.at_least(kWorkspace, stream, kWhere)),
-            kWorkspace, stream),
-        "cublasLtMatmul");
+  check(
+      api.cublasLtMatmul(st.handle, desc, &alpha, g.a, la, g.b, lb, &g.beta, g.d, ld, g.d, ld,
+                         &found->second.second,
+                         reinterpret_cast<void*>(st.workspace.at_least(kWorkspace, stream, kWhere)),
+                         kWorkspace, stream),
+      "cublasLtMatmul");
   return true;
 }
 
@@ -151,8 +151,7 @@ void run_gemm_or(StreamState& st, CUstream stream, const Gemm& g, Epilogue unfus
   plain.epilogue = CUBLASLT_EPILOGUE_DEFAULT;
   plain.bias = nullptr, plain.aux = nullptr, plain.aux_ld = 0;
   if (!run_gemm(st, stream, plain))
-    raise(Errc::invalid_argument, kWhere,
-          std::string("cuBLASLt has no algorithm for ") + what);
+    raise(Errc::invalid_argument, kWhere, std::string("cuBLASLt has no algorithm for ") + what);
   unfused();
 }
 

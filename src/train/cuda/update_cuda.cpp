@@ -22,7 +22,7 @@ constexpr std::uint64_t kMaxBlocks = 4096;
 // As the kernel's table of sources (accumulators or slots) sits in shared memory.
 constexpr std::uint32_t kMaxSources = 64;
 
-void update(CUfunction (Functions::*fn), const char* where, CUstream stream, Span span,
+void update(CUfunction(Functions::*fn), const char* where, CUstream stream, Span span,
             const KernelArgs& args, std::uint32_t sources) {
   if (args.size() != 8) raise(Errc::invalid_argument, where, "expects 8 arguments");
   if (sources > kMaxSources)
@@ -51,8 +51,8 @@ void add_cuda_update(StepKernels& k) {
            args, args.size() == 8 ? args.value<InstanceArgs>(7).devices : 0);
   });
   k.adamw_slots.native(BackendKind::cuda, [](void* stream, Span span, const KernelArgs& args) {
-    update(&Functions::adamw_slots, "train.adamw_slots", static_cast<CUstream>(stream), span,
-           args, args.size() == 8 ? args.value<SlotArgs>(7).slots : 0);
+    update(&Functions::adamw_slots, "train.adamw_slots", static_cast<CUstream>(stream), span, args,
+           args.size() == 8 ? args.value<SlotArgs>(7).slots : 0);
   });
 }
 
