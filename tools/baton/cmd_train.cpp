@@ -51,6 +51,9 @@ struct Run {
   std::vector<double> step_s, grad_s, update_s;
   std::vector<std::string> failures;         // devices that failed ("step: name: cause")
   std::vector<std::uint64_t> micro_batches;  // per device of the runtime, last step
+  // Per device of the runtime, over the measured steps: micro-batches run and
+  // the time spent on them (their rate, side by side with the run's others).
+  std::vector<double> items, busy_s;
 };
 
 // Device counts to run: "1,2,4" as given, else 1, 2, 4, ... and all of them.
@@ -99,23 +102,25 @@ StepParts step_parts(const Run& r, int warmup) {
   return p;
 }
 
-// What a perfect split of `batch` over `devices` would reach, in samples/s,
-// from each device's alone run: forward and backward at each one's alone
-// rate, all finishing together, then the rest of the step (update, host) as
-// short as the shortest of theirs alone.
-double ideal_rate(const std::vector<int>& devices, int batch, const std::vector<const Run*>& alone,
-                  int warmup) {
+// What a perfect split of a run's batch would reach, in samples/s: forward
+// and backward on each device at its rate side by side with the others (as
+// measured in `beside`, the run of the same devices that always runs: static;
+// devices sharing cores, or one GPU's power and memory, are slower together
+// than alone), all finishing together; then the rest of the step (update,
+// host) as short as the shortest of theirs alone.
+double ideal_rate(const Run& r, const Run& beside, int micro_batch,
+                  const std::vector<const Run*>& alone, int warmup) {
   double compute_rate = 0, rest = 1e300;
-  for (int d : devices) {
+  for (int d : r.devices) {
     const Run* a = alone[std::size_t(d)];
-    if (!a) return 0;
+    const std::size_t i = std::size_t(d);
+    if (!a || beside.busy_s[i] <= 0) return 0;
+    compute_rate += beside.items[i] * micro_batch / beside.busy_s[i];
     const StepParts p = step_parts(*a, warmup);
-    if (p.grad <= 0) return 0;
-    compute_rate += double(a->batch) / p.grad;
     rest = std::min(rest, p.step - p.grad);
   }
-  const double step = double(batch) / compute_rate + std::max(0.0, rest);
-  return step > 0 ? double(batch) / step : 0;
+  const double step = double(r.batch) / compute_rate + std::max(0.0, rest);
+  return double(r.batch) / step;
 }
 
 std::string names_of(const Runtime& rt, const std::vector<int>& devices) {
@@ -152,6 +157,13 @@ Run run_training(Runtime& rt, const TrainArgs& a, std::vector<int> devices, int 
       r.failures.push_back("step " + std::to_string(s) + ": " + f);
     r.micro_batches.clear();
     for (const auto& d : step.grad.devices) r.micro_batches.push_back(d.items);
+    r.items.resize(step.grad.devices.size(), 0.0);
+    r.busy_s.resize(step.grad.devices.size(), 0.0);
+    if (s > a.warmup)
+      for (std::size_t d = 0; d < step.grad.devices.size(); ++d) {
+        r.items[d] += double(step.grad.devices[d].items);
+        r.busy_s[d] += step.grad.devices[d].busy_s;
+      }
     progress(label + " step " + std::to_string(s) + "/" + std::to_string(total) + " loss " +
              fixed(step.loss, 5));
     if (s == a.warmup) {
@@ -268,7 +280,7 @@ void run_train(const TrainArgs& a) {
       split_text += rt.devices()[d]->name() + " " + std::to_string(r.micro_batches[d]) + "  ";
     const double speedup = base > 0 ? r.samples_per_s / base : 0;
     const double efficiency = rate_sum > 0 ? r.samples_per_s / rate_sum : 0;
-    const double ideal = ideal_rate(r.devices, r.batch, alone_run, a.warmup);
+    const double ideal = ideal_rate(r, stat ? *stat : r, a.micro_batch, alone_run, a.warmup);
     const double vs_ideal = ideal > 0 ? r.samples_per_s / ideal : 0;
     const double vs_static =
         stat && stat->samples_per_s > 0 ? r.samples_per_s / stat->samples_per_s : 0;
@@ -323,9 +335,9 @@ void run_train(const TrainArgs& a) {
   }
   std::printf(
       "  speed-up: over %s alone (the fastest); vs oracle: over the sum of the devices' alone "
-      "rates;\n  vs ideal: over a perfect split (forward and backward at each device's alone "
-      "rate, all\n  finishing together, then the rest of the step as short as the shortest "
-      "alone); step: medians\n",
+      "rates;\n  vs ideal: over a perfect split (forward and backward at each device's rate "
+      "side by side\n  with the others, as in the static run, all finishing together; then the "
+      "rest of the step\n  as short as the shortest alone); step: medians\n",
       rt.devices()[fastest.front()]->name().c_str());
   std::fputs(t.str().c_str(), stdout);
   for (const Run& r : runs)
