@@ -3,6 +3,7 @@
 // events; the scheduler drives each device from one host worker thread.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -147,6 +148,20 @@ class Device {
   // The clock this device's work is timed by.
   virtual Clock& clock() { return host_clock(); }
 
+  // Bytes of this device's memory that the runtime's buffers hold (replicas,
+  // per-device instances, tables), now and at the most so far. The memory
+  // layer counts what it allocates and releases through the device; memory a
+  // kernel takes for itself (a GEMM's workspace) is not in it.
+  void count_held(std::int64_t delta) {
+    const std::uint64_t now = held_.fetch_add(std::uint64_t(delta)) + std::uint64_t(delta);
+    std::uint64_t peak = peak_held_.load();
+    while (now > peak && !peak_held_.compare_exchange_weak(peak, now)) {
+    }
+  }
+  std::uint64_t held_bytes() const { return held_.load(); }
+  std::uint64_t peak_held_bytes() const { return peak_held_.load(); }
+  void reset_peak_held() { peak_held_.store(held_.load()); }
+
   // Called once on the host worker thread that drives this device, before any
   // other call from it (a CUDA backend makes its context current here).
   virtual void bind_thread() {}
@@ -162,6 +177,9 @@ class Device {
  protected:
   explicit Device(DeviceInfo info) : info_(std::move(info)) {}
   DeviceInfo info_;
+
+ private:
+  std::atomic<std::uint64_t> held_{0}, peak_held_{0};
 };
 
 }  // namespace baton

@@ -4,6 +4,7 @@
 
 #include "baton/error.hpp"
 #include "device/host_memory.hpp"
+#include "memory/held_memory.hpp"
 
 namespace baton::detail {
 
@@ -55,7 +56,7 @@ BufferState::~BufferState() {
       }
     });
   for (std::size_t n = 1; n < replicas_.size(); ++n)
-    if (replicas_[n].device) replicas_[n].device->release(replicas_[n].memory);
+    if (replicas_[n].device) release_held(*replicas_[n].device, replicas_[n].memory, bytes_);
   if (!user_memory_)
     host_memory_->release(replicas_[0].memory);
   else if (replicas_[0].memory.pinned)
@@ -71,7 +72,7 @@ BufferState::Replica& BufferState::ensure(Device& dev) {
   const MemoryNode node = dev.info().memory_node;
   Replica& r = at(node);
   if (node != kHostNode && !r.device) {
-    r.memory = dev.allocate(bytes_);
+    r.memory = allocate_held(dev, bytes_);
     r.device = &dev;
   }
   return r;
@@ -248,7 +249,7 @@ void BufferState::detach_devices() {
   acquire_host(0, bytes_, true);
   std::lock_guard lock(mu_);
   for (std::size_t n = 1; n < replicas_.size(); ++n)
-    if (replicas_[n].device) replicas_[n].device->release(replicas_[n].memory);
+    if (replicas_[n].device) release_held(*replicas_[n].device, replicas_[n].memory, bytes_);
   replicas_.resize(1);
 }
 
@@ -274,7 +275,7 @@ void BufferState::drop_node(MemoryNode node, const std::string& why) {
   dying.valid.erase(0, bytes_);
   if (dying.device) {
     try {
-      dying.device->release(dying.memory);
+      release_held(*dying.device, dying.memory, bytes_);
     } catch (const Error&) {  // a lost device's memory is gone with it
     }
   }

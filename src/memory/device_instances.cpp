@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "baton/error.hpp"
+#include "memory/held_memory.hpp"
 
 namespace baton::detail {
 
@@ -13,10 +14,10 @@ constexpr std::size_t kZeroBlock = 1 << 20;
 
 // Frees memory once `pending` (a copy into it) is done; a failed device's
 // memory is moot, and freeing it must not throw.
-void release_quietly(Device& dev, DeviceMemory memory, const EventPtr& pending) {
+void release_quietly(Device& dev, DeviceMemory memory, std::size_t bytes, const EventPtr& pending) {
   try {
     if (pending) pending->wait();
-    dev.release(memory);
+    release_held(dev, memory, bytes);
   } catch (const Error&) {
   }
 }
@@ -47,13 +48,13 @@ DeviceMemory DeviceInstances::acquire(Device& dev, int index, Queue& q,
   Instance i;
   i.device = &dev;
   i.index = index;
-  i.memory = dev.allocate(bytes_);
+  i.memory = allocate_held(dev, bytes_);
   try {
     for (std::size_t at = 0; at < bytes_; at += kZeroBlock)
       q.write(i.memory, at, zero_block(), std::min(kZeroBlock, bytes_ - at), HostKind::pageable);
     i.zeroed = q.record();
   } catch (...) {
-    dev.release(i.memory);
+    release_held(dev, i.memory, bytes_);
     throw;
   }
   waits.push_back(i.zeroed);
@@ -87,7 +88,8 @@ DeviceMemory DeviceInstances::table(Device& dev, int devices, Queue& q,
   if (!t) {
     Table fresh;
     fresh.device = &dev;
-    fresh.memory = dev.allocate(sizeof(void*) * entries.size());
+    fresh.bytes = sizeof(void*) * entries.size();
+    fresh.memory = allocate_held(dev, fresh.bytes);
     tables_.push_back(std::move(fresh));
     t = &tables_.back();
   }
@@ -137,12 +139,12 @@ void DeviceInstances::drop_device(const Device& dev, const std::string& why) {
     } catch (const Error&) {
     }
     lost_.push_back({&dev, why});
-    release_quietly(*it->device, it->memory, nullptr);
+    release_quietly(*it->device, it->memory, bytes_, nullptr);
     instances_.erase(it);
     // A table it allocated goes with it (another device of its memory makes a new one).
     std::erase_if(tables_, [&](const Table& t) {
       if (t.device != &dev) return false;
-      release_quietly(*t.device, t.memory, nullptr);
+      release_quietly(*t.device, t.memory, t.bytes, nullptr);
       return true;
     });
     return;
@@ -151,9 +153,9 @@ void DeviceInstances::drop_device(const Device& dev, const std::string& why) {
 
 void DeviceInstances::release_all() {
   std::lock_guard lock(mu_);
-  for (Table& t : tables_) release_quietly(*t.device, t.memory, t.written);
+  for (Table& t : tables_) release_quietly(*t.device, t.memory, t.bytes, t.written);
   tables_.clear();
-  for (Instance& i : instances_) release_quietly(*i.device, i.memory, i.zeroed);
+  for (Instance& i : instances_) release_quietly(*i.device, i.memory, bytes_, i.zeroed);
   instances_.clear();
 }
 

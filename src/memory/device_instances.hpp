@@ -48,6 +48,7 @@ class DeviceInstances {
   struct Table {
     Device* device = nullptr;  // allocated it
     DeviceMemory memory;
+    std::size_t bytes = 0;
     std::vector<void*> entries;  // as last written
     EventPtr written;
   };

@@ -199,6 +199,28 @@ TEST_P(Conformance, EachDeviceAddsIntoItsOwnInstance) {
   EXPECT_THROW(rt->read(untouched, devices), Error);
 }
 
+// Each device counts the memory buffers hold in it (here, the instance a
+// task made there), and its peak.
+TEST_P(Conformance, DevicesCountTheMemoryBuffersHold) {
+  CONFORMANCE_OPEN(rt);
+  const int devices = int(rt->devices().size());
+  std::vector<std::uint64_t> before;
+  for (int d = 0; d < devices; ++d) {
+    rt->devices()[d]->reset_peak_held();
+    before.push_back(rt->devices()[d]->held_bytes());
+  }
+  const std::size_t n = 1 << 16;
+  auto counts = rt->per_device<int>(n);
+  for (int d = 0; d < devices; ++d)
+    rt->submit(Range{1}, workloads::tally_kernel(), local(counts), on(d));
+  rt->wait_all();
+  for (int d = 0; d < devices; ++d) {
+    const Device& dev = *rt->devices()[d];
+    EXPECT_GE(dev.held_bytes(), before[d] + n * sizeof(int)) << dev.name();
+    EXPECT_GE(dev.peak_held_bytes(), dev.held_bytes()) << dev.name();
+  }
+}
+
 // baton::instances(): a task on one device sums every device's instance in
 // place where all of them share its memory; where one does not, or the
 // backend has no addresses for a table, the caller gets the error and the

@@ -6,6 +6,7 @@
 // against static, and where a step's time goes.
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -54,7 +55,28 @@ struct Run {
   // Per device of the runtime, over the measured steps: micro-batches run and
   // the time spent on them (their rate, side by side with the run's others).
   std::vector<double> items, busy_s;
+  // Peak bytes the run's buffers held, per memory it used, named by the
+  // devices in it ("cuda0.p0+cuda0.p1"); the host's for cpu devices.
+  std::vector<std::pair<std::string, std::uint64_t>> memory_peaks;
 };
+
+// Per memory the devices use, the most the run's buffers held in it beyond
+// what was held when it started (`start`, per device): the sum over its
+// devices (each is charged what it allocated).
+std::vector<std::pair<std::string, std::uint64_t>> memory_peaks(
+    const Runtime& rt, const std::vector<int>& devices, const std::vector<std::uint64_t>& start) {
+  std::map<MemoryNode, std::pair<std::string, std::uint64_t>> nodes;
+  for (int d : devices) {
+    const Device& dev = *rt.devices()[std::size_t(d)];
+    auto& [names, peak] = nodes[dev.info().memory_node];
+    names += (names.empty() ? "" : "+") + dev.name();
+    peak += dev.peak_held_bytes() - std::min(dev.peak_held_bytes(), start[std::size_t(d)]);
+  }
+  std::vector<std::pair<std::string, std::uint64_t>> out;
+  for (auto& [node, named] : nodes)
+    out.push_back({node == kHostNode ? "host" : named.first, named.second});
+  return out;
+}
 
 // Device counts to run: "1,2,4" as given, else 1, 2, 4, ... and all of them.
 std::vector<int> device_counts(const std::string& list, int available) {
@@ -140,6 +162,14 @@ Run run_training(Runtime& rt, const TrainArgs& a, std::vector<int> devices, int 
   c.seed = a.seed;
   c.dataset = a.dataset;
   c.devices = devices;
+  // The runtime lets go of a finished task's buffers lazily (at a wait, or
+  // as its records are reused): what the run before still holds is left out.
+  rt.wait_all();
+  std::vector<std::uint64_t> held_before;
+  for (const auto& dev : rt.devices()) {
+    dev->reset_peak_held();
+    held_before.push_back(dev->held_bytes());
+  }
   train::Trainer t(rt, c);
   Run r;
   r.devices = t.devices();
@@ -174,6 +204,7 @@ Run run_training(Runtime& rt, const TrainArgs& a, std::vector<int> devices, int 
   rt.wait_all();
   const double elapsed = rt.clock().now() - start;
   r.samples_per_s = elapsed > 0 ? double(a.steps) * double(batch) / elapsed : 0;
+  r.memory_peaks = memory_peaks(rt, r.devices, held_before);
   return r;
 }
 
@@ -264,7 +295,7 @@ void run_train(const TrainArgs& a) {
     if (r.devices.size() == 1) alone_run[std::size_t(r.devices.front())] = &r;
   Table t({"devices", "batch", "policy", "samples/s", "TFLOP/s", "speed-up", "vs oracle",
            "vs ideal", "vs static", "step ms = fwd+bwd + update + rest", "loss first -> last",
-           "micro-batches per device (last step)"});
+           "peak memory held", "micro-batches per device (last step)"});
   j["runs"] = nlohmann::json::array();
   const double base = alone[fastest.front()];
   auto ms = [](double s) { return fixed(1e3 * s, 1); };
@@ -285,6 +316,13 @@ void run_train(const TrainArgs& a) {
     const double vs_static =
         stat && stat->samples_per_s > 0 ? r.samples_per_s / stat->samples_per_s : 0;
     const StepParts parts = step_parts(r, a.warmup);
+    std::string held_text;
+    nlohmann::json held = nlohmann::json::object();
+    for (const auto& [where, peak] : r.memory_peaks) {
+      held_text += (held_text.empty() ? "" : ", ") +
+                   (r.memory_peaks.size() > 1 ? where + " " : "") + bytes(peak);
+      held[where] = peak;
+    }
     t.add({single ? rt.devices()[r.devices.front()]->name() : std::to_string(r.devices.size()),
            std::to_string(r.batch), single ? "alone" : r.policy, si(r.samples_per_s),
            fixed(r.samples_per_s * flops * 1e-12, 2), fixed(speedup, 2) + "x",
@@ -292,7 +330,7 @@ void run_train(const TrainArgs& a) {
            single ? "-" : fixed(vs_static, 2) + "x",
            ms(parts.step) + " = " + ms(parts.grad) + " + " + ms(parts.update) + " + " +
                ms(parts.rest),
-           fixed(r.losses.front(), 4) + " -> " + fixed(r.losses.back(), 4), split_text});
+           fixed(r.losses.front(), 4) + " -> " + fixed(r.losses.back(), 4), held_text, split_text});
     j["runs"].push_back({{"devices", names_of(rt, r.devices)},
                          {"device_count", r.devices.size()},
                          {"batch", r.batch},
@@ -310,6 +348,7 @@ void run_train(const TrainArgs& a) {
                            {"grad", parts.grad},
                            {"update", parts.update},
                            {"rest", parts.rest}}},
+                         {"peak_memory_held_bytes", held},
                          {"failures", r.failures},
                          {"step_seconds", r.step_s},
                          {"grad_seconds", r.grad_s},
