@@ -60,21 +60,28 @@ struct Run {
   std::vector<std::pair<std::string, std::uint64_t>> memory_peaks;
 };
 
+std::string names_of(const Runtime& rt, const std::vector<int>& devices) {
+  std::string s;
+  for (int d : devices) s += (s.empty() ? "" : "+") + rt.devices()[d]->name();
+  return s;
+}
+
 // Per memory the devices use, the most the run's buffers held in it beyond
 // what was held when it started (`start`, per device): the sum over its
 // devices (each is charged what it allocated).
 std::vector<std::pair<std::string, std::uint64_t>> memory_peaks(
     const Runtime& rt, const std::vector<int>& devices, const std::vector<std::uint64_t>& start) {
-  std::map<MemoryNode, std::pair<std::string, std::uint64_t>> nodes;
-  for (int d : devices) {
-    const Device& dev = *rt.devices()[std::size_t(d)];
-    auto& [names, peak] = nodes[dev.info().memory_node];
-    names += (names.empty() ? "" : "+") + dev.name();
-    peak += dev.peak_held_bytes() - std::min(dev.peak_held_bytes(), start[std::size_t(d)]);
-  }
+  std::map<MemoryNode, std::vector<int>> nodes;
+  for (int d : devices) nodes[rt.devices()[std::size_t(d)]->info().memory_node].push_back(d);
   std::vector<std::pair<std::string, std::uint64_t>> out;
-  for (auto& [node, named] : nodes)
-    out.push_back({node == kHostNode ? "host" : named.first, named.second});
+  for (const auto& [node, in_node] : nodes) {
+    std::uint64_t peak = 0;
+    for (int d : in_node) {
+      const std::uint64_t p = rt.devices()[std::size_t(d)]->peak_held_bytes();
+      peak += p - std::min(p, start[std::size_t(d)]);
+    }
+    out.push_back({node == kHostNode ? "host" : names_of(rt, in_node), peak});
+  }
   return out;
 }
 
@@ -143,12 +150,6 @@ double ideal_rate(const Run& r, const Run& beside, int micro_batch,
   }
   const double step = double(r.batch) / compute_rate + std::max(0.0, rest);
   return double(r.batch) / step;
-}
-
-std::string names_of(const Runtime& rt, const std::vector<int>& devices) {
-  std::string s;
-  for (int d : devices) s += (s.empty() ? "" : "+") + rt.devices()[d]->name();
-  return s;
 }
 
 Run run_training(Runtime& rt, const TrainArgs& a, std::vector<int> devices, int batch,

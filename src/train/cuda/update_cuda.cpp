@@ -22,13 +22,15 @@ constexpr std::uint64_t kMaxBlocks = 4096;
 // As the kernel's table of sources (accumulators or slots) sits in shared memory.
 constexpr std::uint32_t kMaxSources = 64;
 
+// `sources(args)`: how many gradients the update sums, read once the
+// arguments are known to be there.
+template <class Sources>
 void update(CUfunction(Functions::*fn), const char* where, CUstream stream, Span span,
-            const KernelArgs& args, std::uint32_t sources) {
+            const KernelArgs& args, Sources sources) {
   if (args.size() != 8) raise(Errc::invalid_argument, where, "expects 8 arguments");
-  if (sources > kMaxSources)
+  if (const std::uint32_t n = sources(args); n > kMaxSources)
     raise(Errc::invalid_argument, where,
-          "sums at most " + std::to_string(kMaxSources) + " gradients; got " +
-              std::to_string(sources));
+          "sums at most " + std::to_string(kMaxSources) + " gradients; got " + std::to_string(n));
   if (span.empty()) return;
   StreamState& st = state_for(stream, where);
   std::uint64_t begin = span.begin, end = span.end;
@@ -48,11 +50,11 @@ void update(CUfunction(Functions::*fn), const char* where, CUstream stream, Span
 void add_cuda_update(StepKernels& k) {
   k.adamw_shared.native(BackendKind::cuda, [](void* stream, Span span, const KernelArgs& args) {
     update(&Functions::adamw_shared, "train.adamw_shared", static_cast<CUstream>(stream), span,
-           args, args.size() == 8 ? args.value<InstanceArgs>(7).devices : 0);
+           args, [](const KernelArgs& a) { return a.value<InstanceArgs>(7).devices; });
   });
   k.adamw_slots.native(BackendKind::cuda, [](void* stream, Span span, const KernelArgs& args) {
     update(&Functions::adamw_slots, "train.adamw_slots", static_cast<CUstream>(stream), span, args,
-           args.size() == 8 ? args.value<SlotArgs>(7).slots : 0);
+           [](const KernelArgs& a) { return a.value<SlotArgs>(7).slots; });
   });
 }
 
