@@ -124,31 +124,41 @@ void DeviceInstances::read(Device& dev, void* out) {
 }
 
 void DeviceInstances::drop_device(const Device& dev, const std::string& why) {
-  std::lock_guard lock(mu_);
-  for (auto it = instances_.begin(); it != instances_.end(); ++it) {
-    if (it->device != &dev) continue;
-    // Its memory may still answer (host memory, a GPU that lives on): the
-    // instance stays, read where it is; else it is lost, and says so.
-    try {
-      float probe = 0;
-      Queue& q = it->device->queue(QueueRole::copy_out);
-      q.read(&probe, it->memory, 0, std::min<std::size_t>(sizeof probe, bytes_),
-             HostKind::pageable);
-      q.record()->wait();
-      return;
-    } catch (const Error&) {
-    }
-    lost_.push_back({&dev, why});
-    release_quietly(*it->device, it->memory, bytes_, nullptr);
-    instances_.erase(it);
-    // A table it allocated goes with it (another device of its memory makes a new one).
-    std::erase_if(tables_, [&](const Table& t) {
-      if (t.device != &dev) return false;
-      release_quietly(*t.device, t.memory, t.bytes, nullptr);
-      return true;
-    });
-    return;
+  Device* owner = nullptr;
+  DeviceMemory memory;
+  {
+    std::lock_guard lock(mu_);
+    auto it = std::find_if(instances_.begin(), instances_.end(),
+                           [&](const Instance& i) { return i.device == &dev; });
+    if (it == instances_.end()) return;
+    owner = it->device;
+    memory = it->memory;
   }
+  // Its memory may still answer (host memory, a GPU that lives on): the
+  // instance stays, read where it is; else it is lost, and says so. The probe
+  // waits without the lock: on virtual time, a worker waiting for the lock
+  // would keep the clock from reaching the probe's end.
+  try {
+    float probe = 0;
+    Queue& q = owner->queue(QueueRole::copy_out);
+    q.read(&probe, memory, 0, std::min<std::size_t>(sizeof probe, bytes_), HostKind::pageable);
+    q.record()->wait();
+    return;
+  } catch (const Error&) {
+  }
+  std::lock_guard lock(mu_);
+  lost_.push_back({&dev, why});
+  std::erase_if(instances_, [&](const Instance& i) {
+    if (i.device != &dev) return false;
+    release_quietly(*owner, i.memory, bytes_, nullptr);
+    return true;
+  });
+  // A table it allocated goes with it (another device of its memory makes a new one).
+  std::erase_if(tables_, [&](const Table& t) {
+    if (t.device != &dev) return false;
+    release_quietly(*t.device, t.memory, t.bytes, nullptr);
+    return true;
+  });
 }
 
 void DeviceInstances::release_all() {

@@ -64,9 +64,9 @@ TrainPlan plan(const Runtime& rt, const TrainConfig& c, const MlpLayout& layout,
   const std::uint64_t n = layout.params(), k = p.devices.size();
   const std::uint64_t mb = std::uint64_t(c.micro_batch);
   const std::uint64_t io = mb * std::uint64_t(c.shape.inputs + c.shape.outputs);
-  // weights (and their bf16 copy), accumulator, the slots the update reads
-  // (none where the accumulators are read in place), its share of the moments.
-  p.bytes_per_device = 4 * (n + n / 2 + (n + 2) + (p.shared ? 0 : k * n) + 2 * n / k + io +
+  // weights (and their bf16 copy), accumulator, the ring's slots (none where
+  // the accumulators are read in place), its share of the moments.
+  p.bytes_per_device = 4 * (n + n / 2 + (n + 2) + (p.shared ? 0 : 2 * n) + 2 * n / k + io +
                             layout.workspace(int(mb)));
   auto mib = [](std::uint64_t b) { return std::to_string((b + (1 << 20) - 1) >> 20) + " MiB"; };
   for (int d : p.devices) {
@@ -112,7 +112,10 @@ Trainer::Trainer(Runtime& rt, TrainConfig config)
   std::fill(m_.host().begin(), m_.host().end(), 0.0f);
   std::fill(v_.host().begin(), v_.host().end(), 0.0f);
   accumulator_ = rt_.per_device<float>(n + 2);
-  if (!shared_) slots_ = rt_.buffer<float>(n * devices_.size());
+  if (!shared_) {
+    buckets_ = collective::buckets(n, sizeof(float));
+    connect();
+  }
   losses_ = rt_.buffer<float>(devs.size());
   const std::size_t b = std::size_t(config_.batch);
   batches_.resize(std::size_t(std::max(2, config_.dataset)));
@@ -125,6 +128,13 @@ Trainer::Trainer(Runtime& rt, TrainConfig config)
   rates_.assign(devs.size(), 0.0);
   for (int d : devices_) rates_[d] = std::max(devs[d]->info().peak_gflops, 1e-3);
   follow_rates();
+}
+
+void Trainer::connect() {
+  ring_.emplace(rt_, devices_);
+  slots_.clear();
+  for (std::size_t p = 0; p < devices_.size(); ++p)
+    slots_.push_back(rt_.buffer<float>(layout_.params()));
 }
 
 // The update's parameters are split as the micro-batches are: a device's
@@ -176,31 +186,64 @@ Runtime::PendingRun Trainer::accumulate(int step) {
       std::uint32_t(mb), tag_, Policy::by_name(config_.policy));
   if (shared_) return grad;
   const std::uint64_t n = layout_.params();
-  for (std::size_t j = 0; j < devices_.size(); ++j) {
-    const PublishArgs p{j * n, std::uint32_t(j), tag_};
-    rt_.submit(Range{n, 0, p.first}, kernels_.publish, local(accumulator_), out(slots_),
-               out(losses_, elements(j, j + 1)), p, std::uint64_t(n), on(devices_[j]));
-  }
+  const std::vector<int>& ranks = ring_->ranks();
+  for (std::size_t p = 0; p < ranks.size(); ++p)
+    rt_.submit(Range{n}, kernels_.publish, local(accumulator_), out(slots_[p]),
+               out(losses_, elements(p, p + 1)), PublishArgs{0, std::uint32_t(p), tag_},
+               std::uint64_t(n), on(ranks[p]));
   return grad;
 }
 
-Runtime::PendingRun Trainer::update() {
+std::vector<std::vector<collective::Piece>> Trainer::reduce_scatter(std::vector<Task>& tasks) {
+  std::vector<double> weights;
+  for (int d : ring_->ranks()) weights.push_back(rates_[std::size_t(d)]);
+  std::vector<std::vector<collective::Piece>> owned;
+  for (const collective::Piece& bucket : buckets_)
+    owned.push_back(ring_->reduce_scatter(slots_, bucket, weights, tasks));
+  return owned;
+}
+
+Trainer::Update Trainer::update() {
   const std::uint64_t n = layout_.params();
   const AdamWRates rates = rates_of(config_.optimizer);
   const AdamWStep step = step_of(config_.optimizer, step_, 1.0f / float(config_.batch));
+  Update u;
+  u.start = rt_.clock().now();
   if (!shared_) {
-    const SlotArgs slots{n, std::uint32_t(devices_.size()), 0};
-    return rt_.parallel_for_async(Range{n}, kernels_.adamw_slots, in(slots_, whole), inout(params_),
-                                  inout(m_), inout(v_), out(weights_bf16_), rates, step, slots,
-                                  Policy::weighted());
+    // Each rank updates the pieces it holds the sum of; a bucket's updates
+    // were submitted before the next bucket's ring, so they run while it moves.
+    const std::vector<int>& ranks = ring_->ranks();
+    for (const auto& pieces : reduce_scatter(u.tasks))
+      for (std::size_t p = 0; p < ranks.size(); ++p) {
+        const collective::Piece c = pieces[p];
+        if (c.size() == 0) continue;
+        u.tasks.push_back(rt_.submit(Range{c.size(), 0, c.begin}, kernels_.adamw_slots,
+                                     in(slots_[p], elements(c.begin, c.end)), inout(params_),
+                                     inout(m_), inout(v_), out(weights_bf16_), rates, step,
+                                     SlotArgs{n, 1, 0}, on(ranks[p])));
+      }
+    return u;
   }
   const InstanceArgs acc{n, std::uint32_t(rt_.devices().size()), tag_};
-  Runtime::PendingRun run = rt_.parallel_for_async(
-      Range{n}, kernels_.adamw_shared, instances(accumulator_), inout(params_), inout(m_),
-      inout(v_), out(weights_bf16_), rates, step, acc, Policy::weighted());
+  u.run = rt_.parallel_for_async(Range{n}, kernels_.adamw_shared, instances(accumulator_),
+                                 inout(params_), inout(m_), inout(v_), out(weights_bf16_), rates,
+                                 step, acc, Policy::weighted());
   rt_.submit(Range{1}, kernels_.losses_shared, instances(accumulator_), out(losses_, whole), acc,
              on(devices_[0]));
-  return run;
+  return u;
+}
+
+RunStats Trainer::finish(Update u) {
+  if (shared_) return rt_.wait(std::move(u.run));
+  for (Task t : u.tasks) rt_.wait(t);
+  RunStats s;
+  s.policy = "ring";
+  s.tasks = u.tasks.size();
+  s.items = layout_.params();
+  s.start_s = u.start;
+  s.makespan_s = rt_.clock().now() - u.start;
+  s.simulated = rt_.clock().is_virtual();
+  return s;
 }
 
 // Where every device sits in one memory other than the host's, the next
@@ -223,6 +266,7 @@ bool Trainer::drop_failed(const RunStats& grad, std::vector<std::string>& failur
     }
   std::erase_if(devices_, failed);
   if (devices_.empty()) raise(Errc::device_failed, "train", "every device failed");
+  if (!shared_) connect();
   follow_rates();
   return true;
 }
@@ -244,7 +288,7 @@ StepResult Trainer::step() {
   // memory answers (and a table over a lost one fails the update, and so this
   // step): the update follows the micro-batches at once, with no turn of the
   // host between.
-  Runtime::PendingRun updated;
+  Update updated;
   if (shared_) updated = update();
   stage(load(step_ + 1));  // on the host while the step runs
   r.grad = rt_.wait(std::move(grad));
@@ -256,7 +300,7 @@ StepResult Trainer::step() {
     while (drop_failed(r.grad, r.failures)) r.grad = rt_.wait(accumulate(step_));
     updated = update();
   }
-  r.update = rt_.wait(std::move(updated));
+  r.update = finish(std::move(updated));
   double loss = 0;  // per device (shared), or per slot of the devices taking part
   const auto losses = losses_.read();
   for (std::size_t i = 0; i < (shared_ ? losses.size() : devices_.size()); ++i)
@@ -279,9 +323,16 @@ std::vector<float> Trainer::gradient(int step) {
     }
     return sum;
   }
-  auto slots = slots_.read();
-  for (std::size_t j = 0; j < devices_.size(); ++j)
-    for (std::size_t i = 0; i < n; ++i) sum[i] += slots[j * n + i];
+  std::vector<Task> tasks;
+  const auto owned = reduce_scatter(tasks);
+  for (Task t : tasks) rt_.wait(t);
+  for (std::size_t p = 0; p < slots_.size(); ++p) {
+    const auto slot = slots_[p].read();
+    for (const auto& pieces : owned)
+      std::copy(slot.begin() + std::ptrdiff_t(pieces[p].begin),
+                slot.begin() + std::ptrdiff_t(pieces[p].end),
+                sum.begin() + std::ptrdiff_t(pieces[p].begin));
+  }
   return sum;
 }
 

@@ -1,23 +1,27 @@
 // Data-parallel training over a Runtime. Each step's global batch is cut into
 // micro-batches, the items of one task spread over the devices by the chosen
 // policy; each device adds the gradients of the micro-batches it ran into an
-// accumulator of its own (a per-device buffer). An AdamW task over the
-// parameters, split over the devices as the micro-batches were, sums the
-// accumulators in device order and updates the one coherent weight buffer,
-// which every device then reads: in effect a reduce-scatter, a sharded
-// optimizer step and an all-gather. Where the devices share one memory (the
-// cpu devices, the partitions of one GPU) the update reads the accumulators
-// in place, with no copy; elsewhere each device first publishes its
-// accumulator into a slot of a coherent buffer, which the runtime's
-// coherence moves. Every device computes with the same weights at every
-// step, whatever the split.
+// accumulator of its own (a per-device buffer). The gradient is then summed
+// and AdamW updates the one coherent weight buffer, which every device then
+// reads. Where the devices share one memory (the cpu devices, the partitions
+// of one GPU) the update, split over the devices as the micro-batches were,
+// reads the accumulators in place, with no copy. Elsewhere each device copies
+// its accumulator into a slot of its own, a ring of the devices
+// reduce-scatters the slots bucket by bucket (collective/ring.hpp), and each
+// device updates the share of each bucket it holds the sum of: a
+// reduce-scatter, a sharded optimizer step and an all-gather of the weights
+// (by coherence, as the next step reads them), with each bucket's update
+// running while the next bucket is reduced. Every device computes with the
+// same weights at every step, whatever the split.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "baton/runtime.hpp"
+#include "collective/ring.hpp"
 #include "train/adamw.hpp"
 #include "train/mlp.hpp"
 #include "train/step_kernels.hpp"
@@ -46,8 +50,8 @@ struct TrainConfig {
 struct TrainPlan {
   std::vector<int> devices;  // indices into Runtime::devices()
   bool shared = false;       // in one memory, whose accumulators the update reads in place
-  // Weights, accumulator, the update's slots and share of the moments, a
-  // micro-batch's activations.
+  // Weights, accumulator, the ring's slots (its own and a neighbour's) and
+  // share of the moments, a micro-batch's activations.
   std::uint64_t bytes_per_device = 0;
 };
 TrainPlan plan_training(const Runtime& rt, const TrainConfig& config);
@@ -57,7 +61,10 @@ struct StepResult {
   double loss = 0;     // mean over the batch of 0.5 * |model(x) - target|^2
   double seconds = 0;  // on the runtime's clock, this step's share of the run
   RunStats grad;       // the micro-batches' run: items are micro-batches
-  RunStats update;     // the reduction and AdamW step's run: items are parameters
+  // The reduction and AdamW step: items are parameters. In place, the
+  // update's run; by the ring, its policy is "ring" and its makespan from the
+  // grad's end to the last shard's update.
+  RunStats update;
   // Devices that failed during the step ("name: cause"): their work ran on
   // the others (where needed the step was accumulated again), which train on
   // without them.
@@ -95,10 +102,22 @@ class Trainer {
   };
   Batch& load(int step);
   // grad (then publish, where the accumulators are not shared) for the batch
-  // of `step`, under a fresh tag; wait for the grad's run.
+  // of `step`, under a fresh tag.
   Runtime::PendingRun accumulate(int step);
-  // The AdamW step on the accumulation just made (returned), and the losses.
-  Runtime::PendingRun update();
+  // The reduction and AdamW step on the accumulation just made, and the
+  // losses: one run in place, or the ring's and the shards' tasks.
+  struct Update {
+    Runtime::PendingRun run;
+    std::vector<Task> tasks;
+    double start = 0;  // when the tasks were submitted
+  };
+  Update update();
+  RunStats finish(Update u);
+  // By the ring: submits the reduce-scatter of every bucket; each rank's
+  // pieces (its sum over them in its slot) in ring order, a piece a bucket.
+  std::vector<std::vector<collective::Piece>> reduce_scatter(std::vector<Task>& tasks);
+  // The ring over the devices taking part, and a slot for each (not shared).
+  void connect();
   void stage(Batch& next);
   // Leaves out the devices that failed in `grad`, noting them; true if any did.
   bool drop_failed(const RunStats& grad, std::vector<std::string>& failures);
@@ -115,7 +134,10 @@ class Trainer {
   Buffer<float> params_, m_, v_;
   Buffer<std::uint16_t> weights_bf16_;  // what GPUs compute with, written by each update
   PerDevice<float> accumulator_;
-  Buffer<float> slots_;   // where the accumulators are not shared
+  // Where the accumulators are not shared: the ring, a slot per rank.
+  std::optional<collective::Ring> ring_;
+  std::vector<Buffer<float>> slots_;
+  std::vector<collective::Piece> buckets_;
   Buffer<float> losses_;  // per device (shared) or per slot
   std::vector<Batch> batches_;
   int step_ = 0;

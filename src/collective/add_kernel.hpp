@@ -1,0 +1,11 @@
+// The ring's one kernel, with code for every backend: over items x,
+// to[x] += from[x] (arguments: inout(to), in(from)).
+#pragma once
+
+#include "baton/kernel.hpp"
+
+namespace baton::collective {
+
+Kernel add_kernel();
+
+}  // namespace baton::collective

@@ -1,0 +1,47 @@
+// A reduce-scatter along a ring of devices, made of tasks of a Runtime.
+// Rank p's gradient sits in slots[p], a coherent buffer of its own; the ranks
+// follow the topology's fastest links. Each step of the ring is a task on the
+// receiving rank that adds a piece of its neighbour's slot into its own: the
+// runtime's coherence moves the piece (a peer copy where the two devices have
+// one, else through host memory, nothing where they share a memory) and its
+// task graph lets the steps of different pieces and buckets run at once. As
+// in NCCL's ring, each rank receives (k - 1) / k of a bucket and sends as
+// much, over the link to its neighbour only.
+#pragma once
+
+#include <vector>
+
+#include "baton/runtime.hpp"
+#include "collective/pieces.hpp"
+
+namespace baton::collective {
+
+class Ring {
+ public:
+  // `devices`: indices into rt.devices(), at least one.
+  Ring(Runtime& rt, std::vector<int> devices);
+
+  // The devices in ring order: rank p sends to rank p + 1 (mod k).
+  const std::vector<int>& ranks() const { return ranks_; }
+
+  // Submits the reduce-scatter of `bucket` of `slots` (one per rank, in ring
+  // order), each rank's share of it sized by `weights` (per rank). Once the
+  // tasks appended to `tasks` are done, slots[p] holds over the piece
+  // returned for rank p the sum of every slot, and partial sums elsewhere in
+  // the bucket. Sums run in ring order, the same every step.
+  std::vector<Piece> reduce_scatter(const std::vector<Buffer<float>>& slots, Piece bucket,
+                                    const std::vector<double>& weights, std::vector<Task>& tasks);
+
+ private:
+  Runtime& rt_;
+  std::vector<int> ranks_;
+  Kernel add_;
+};
+
+// The order in which a ring over `devices` runs: from the first, each next
+// device the unvisited one with the widest path from the last (devices that
+// share a memory come together), so the ring's slowest link is as fast as
+// this greedy walk finds.
+std::vector<int> ring_order(const Runtime& rt, std::vector<int> devices);
+
+}  // namespace baton::collective
