@@ -10,3 +10,7 @@ export PKG_CONFIG_PATH="$root/usr/lib/x86_64-linux-gnu/pkgconfig:$blas/pkgconfig
 export PKG_CONFIG_SYSROOT_DIR="$root"
 export LD_LIBRARY_PATH="$root/usr/lib/x86_64-linux-gnu:$blas${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export NCCL_NVLS_ENABLE=0
+# NCCL (opened at run time by src/collective/nccl.cpp): the GPU host has it
+# in PyTorch's wheel, not in the toolkit.
+nccl_lib="$(python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0] + "/lib")' 2>/dev/null)"
+[ -n "$nccl_lib" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$nccl_lib"

@@ -8,6 +8,8 @@
 #   weak     the same partitions, the batch growing with the devices
 #   compile  PyTorch under torch.compile, last (its compile workers outlive
 #            it and take host cores)
+#   collective  the partitions (strong) with their gradients summed by the
+#            ring instead of in place, and the whole GPU through NCCL (one rank)
 # Both sides cycle two batches in pinned memory (--dataset 2), copied in
 # every step. Logs and JSON in $OUT.
 #   source scripts/device-env.sh; PARTS="whole torch strong" bash bench/train/run_gpu.sh
@@ -25,11 +27,12 @@ whole() {
     --json-out "$out/train_whole_$n.json" >"$out/train_whole_$n.log" 2>&1
   grep -E "^cuda0 " "$out/train_whole_$n.log"
 }
-partitions() {  # scaling, batch
+partitions() {  # scaling, batch, [name, policies, more options]
+  local name=${3:-$1}
   timeout 240 $b train -d cuda:0/64+32+16+8 $model -b "$2" -m 64 -s 10 --warmup 2 \
-    --scaling "$1" -p static,weighted,ws,model --json-out "$out/train_$1.json" \
-    >"$out/train_$1.log" 2>&1
-  tail -14 "$out/train_$1.log"
+    --scaling "$1" -p "${4:-static,weighted,ws,model}" ${5:-} --json-out "$out/train_$name.json" \
+    >"$out/train_$name.log" 2>&1
+  tail -14 "$out/train_$name.log"
 }
 for part in $parts; do
   case $part in
@@ -38,6 +41,11 @@ for part in $parts; do
       tee -a "$out/pytorch.jsonl" ;;
     strong) partitions strong 4096 ;;
     weak) partitions weak 2048 ;;
+    collective)
+      partitions strong 4096 ring static,ws,model "--collective ring --counts 4"
+      timeout 120 $b train -d cuda:0 $model -b 4096 -m 512 -s 10 --warmup 3 --collective nccl \
+        --json-out "$out/train_nccl.json" >"$out/train_nccl.log" 2>&1
+      grep -E "^cuda0 |baton:" "$out/train_nccl.log" ;;
     compile) timeout 200 python3 $torch --modes compile 2>>"$out/pytorch.err" |
       tee -a "$out/pytorch.jsonl" ;;
   esac

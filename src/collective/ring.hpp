@@ -12,25 +12,24 @@
 #include <vector>
 
 #include "baton/runtime.hpp"
-#include "collective/pieces.hpp"
+#include "collective/communicator.hpp"
 
 namespace baton::collective {
 
-class Ring {
+class Ring : public Communicator {
  public:
   // `devices`: indices into rt.devices(), at least one.
   Ring(Runtime& rt, std::vector<int> devices);
 
+  std::string name() const override { return "ring"; }
   // The devices in ring order: rank p sends to rank p + 1 (mod k).
-  const std::vector<int>& ranks() const { return ranks_; }
+  const std::vector<int>& ranks() const override { return ranks_; }
 
-  // Submits the reduce-scatter of `bucket` of `slots` (one per rank, in ring
-  // order), each rank's share of it sized by `weights` (per rank). Once the
-  // tasks appended to `tasks` are done, slots[p] holds over the piece
-  // returned for rank p the sum of every slot, and partial sums elsewhere in
-  // the bucket. Sums run in ring order, the same every step.
+  // Slots are left with partial sums outside each rank's piece. Sums run in
+  // ring order, the same every step.
   std::vector<Piece> reduce_scatter(const std::vector<Buffer<float>>& slots, Piece bucket,
-                                    const std::vector<double>& weights, std::vector<Task>& tasks);
+                                    const std::vector<double>& weights,
+                                    std::vector<Task>& tasks) override;
 
  private:
   Runtime& rt_;

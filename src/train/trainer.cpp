@@ -31,6 +31,9 @@ void check_config(const TrainConfig& c, std::size_t devices) {
                       ")");
   if (!(c.optimizer.lr > 0)) fail("lr", "must be positive");
   if (c.dataset < 0 || c.dataset > 64) fail("dataset", "must be 0 (fresh batches) to 64");
+  if (c.collective != "auto" && c.collective != "in-place" && c.collective != "ring" &&
+      c.collective != "nccl")
+    fail("collective", "'" + c.collective + "' is none of auto, in-place, ring, nccl");
   for (int d : c.devices)
     if (d < 0 || std::size_t(d) >= devices)
       fail("devices",
@@ -57,15 +60,20 @@ TrainPlan plan(const Runtime& rt, const TrainConfig& c, const MlpLayout& layout,
   // In place where every device shares one memory that can hold a table of
   // addresses (the shared update has code for its backend); else by slots.
   const MemoryNode first = devs[p.devices[0]]->info().memory_node;
-  p.shared = std::all_of(p.devices.begin(), p.devices.end(), [&](int d) {
+  const bool one_memory = std::all_of(p.devices.begin(), p.devices.end(), [&](int d) {
     return devs[d]->info().memory_node == first &&
            kernels.adamw_shared.runs_on(devs[d]->info().backend);
   });
+  if (c.collective == "in-place" && !one_memory)
+    raise(Errc::invalid_argument, "collective",
+          "in-place needs every device in one memory (the cpu devices, the partitions of one GPU)");
+  p.shared = one_memory && (c.collective == "auto" || c.collective == "in-place");
   const std::uint64_t n = layout.params(), k = p.devices.size();
   const std::uint64_t mb = std::uint64_t(c.micro_batch);
   const std::uint64_t io = mb * std::uint64_t(c.shape.inputs + c.shape.outputs);
-  // weights (and their bf16 copy), accumulator, the ring's slots (none where
-  // the accumulators are read in place), its share of the moments.
+  // weights (and their bf16 copy), accumulator, the slots the gradient is
+  // summed in (its own and the ring's neighbour's; none where the accumulators
+  // are read in place), its share of the moments.
   p.bytes_per_device = 4 * (n + n / 2 + (n + 2) + (p.shared ? 0 : 2 * n) + 2 * n / k + io +
                             layout.workspace(int(mb)));
   auto mib = [](std::uint64_t b) { return std::to_string((b + (1 << 20) - 1) >> 20) + " MiB"; };
@@ -131,7 +139,9 @@ Trainer::Trainer(Runtime& rt, TrainConfig config)
 }
 
 void Trainer::connect() {
-  ring_.emplace(rt_, devices_);
+  comm_.reset();  // NCCL's calls under way end before a new communicator starts
+  comm_ = collective::make_communicator(
+      rt_, devices_, config_.collective == "in-place" ? "auto" : config_.collective, &comm_note_);
   slots_.clear();
   for (std::size_t p = 0; p < devices_.size(); ++p)
     slots_.push_back(rt_.buffer<float>(layout_.params()));
@@ -186,7 +196,7 @@ Runtime::PendingRun Trainer::accumulate(int step) {
       std::uint32_t(mb), tag_, Policy::by_name(config_.policy));
   if (shared_) return grad;
   const std::uint64_t n = layout_.params();
-  const std::vector<int>& ranks = ring_->ranks();
+  const std::vector<int>& ranks = comm_->ranks();
   for (std::size_t p = 0; p < ranks.size(); ++p)
     rt_.submit(Range{n}, kernels_.publish, local(accumulator_), out(slots_[p]),
                out(losses_, elements(p, p + 1)), PublishArgs{0, std::uint32_t(p), tag_},
@@ -196,10 +206,10 @@ Runtime::PendingRun Trainer::accumulate(int step) {
 
 std::vector<std::vector<collective::Piece>> Trainer::reduce_scatter(std::vector<Task>& tasks) {
   std::vector<double> weights;
-  for (int d : ring_->ranks()) weights.push_back(rates_[std::size_t(d)]);
+  for (int d : comm_->ranks()) weights.push_back(rates_[std::size_t(d)]);
   std::vector<std::vector<collective::Piece>> owned;
   for (const collective::Piece& bucket : buckets_)
-    owned.push_back(ring_->reduce_scatter(slots_, bucket, weights, tasks));
+    owned.push_back(comm_->reduce_scatter(slots_, bucket, weights, tasks));
   return owned;
 }
 
@@ -212,7 +222,7 @@ Trainer::Update Trainer::update() {
   if (!shared_) {
     // Each rank updates the pieces it holds the sum of; a bucket's updates
     // were submitted before the next bucket's ring, so they run while it moves.
-    const std::vector<int>& ranks = ring_->ranks();
+    const std::vector<int>& ranks = comm_->ranks();
     for (const auto& pieces : reduce_scatter(u.tasks))
       for (std::size_t p = 0; p < ranks.size(); ++p) {
         const collective::Piece c = pieces[p];
@@ -237,7 +247,7 @@ RunStats Trainer::finish(Update u) {
   if (shared_) return rt_.wait(std::move(u.run));
   for (Task t : u.tasks) rt_.wait(t);
   RunStats s;
-  s.policy = "ring";
+  s.policy = comm_->name();
   s.tasks = u.tasks.size();
   s.items = layout_.params();
   s.start_s = u.start;
@@ -334,6 +344,11 @@ std::vector<float> Trainer::gradient(int step) {
                 sum.begin() + std::ptrdiff_t(pieces[p].begin));
   }
   return sum;
+}
+
+std::string Trainer::collective() const {
+  if (shared_) return "in place";
+  return comm_->name() + (comm_note_.empty() ? "" : " (" + comm_note_ + ")");
 }
 
 std::vector<float> Trainer::params() {

@@ -16,12 +16,12 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "baton/runtime.hpp"
-#include "collective/ring.hpp"
+#include "collective/communicator.hpp"
 #include "train/adamw.hpp"
 #include "train/mlp.hpp"
 #include "train/step_kernels.hpp"
@@ -42,6 +42,11 @@ struct TrainConfig {
   std::uint64_t seed = 1;
   // Indices into Runtime::devices(); empty: every device that can train.
   std::vector<int> devices;
+  // How the gradient is summed: "in-place" (devices in one memory: the update
+  // reads every accumulator where it is), "ring", "nccl" (collective/), or
+  // "auto": in place where the devices share a memory, else NCCL between
+  // whole CUDA GPUs, else the ring.
+  std::string collective = "auto";
 };
 
 // Which devices a Trainer over `config` takes and what each holds, with the
@@ -62,8 +67,8 @@ struct StepResult {
   double seconds = 0;  // on the runtime's clock, this step's share of the run
   RunStats grad;       // the micro-batches' run: items are micro-batches
   // The reduction and AdamW step: items are parameters. In place, the
-  // update's run; by the ring, its policy is "ring" and its makespan from the
-  // grad's end to the last shard's update.
+  // update's run; through a communicator, its policy is the communicator's
+  // name and its makespan from the grad's end to the last shard's update.
   RunStats update;
   // Devices that failed during the step ("name: cause"): their work ran on
   // the others (where needed the step was accumulated again), which train on
@@ -90,6 +95,9 @@ class Trainer {
   const MlpLayout& layout() const { return layout_; }
   const TrainConfig& config() const { return config_; }
   const std::vector<int>& devices() const { return devices_; }
+  // How the gradient is summed: "in place" or the communicator's name, and
+  // why where "auto" chose less than the best.
+  std::string collective() const;
   // Per device of the Runtime: micro-batches/s as last measured (at first its
   // peak figure), 0 for a device that takes no part.
   const std::vector<double>& rates() const { return rates_; }
@@ -113,10 +121,10 @@ class Trainer {
   };
   Update update();
   RunStats finish(Update u);
-  // By the ring: submits the reduce-scatter of every bucket; each rank's
-  // pieces (its sum over them in its slot) in ring order, a piece a bucket.
+  // Through the communicator: submits the reduction of every bucket; each
+  // rank's pieces (its sum over them in its slot), a piece a bucket.
   std::vector<std::vector<collective::Piece>> reduce_scatter(std::vector<Task>& tasks);
-  // The ring over the devices taking part, and a slot for each (not shared).
+  // The communicator over the devices taking part, and a slot for each.
   void connect();
   void stage(Batch& next);
   // Leaves out the devices that failed in `grad`, noting them; true if any did.
@@ -134,8 +142,9 @@ class Trainer {
   Buffer<float> params_, m_, v_;
   Buffer<std::uint16_t> weights_bf16_;  // what GPUs compute with, written by each update
   PerDevice<float> accumulator_;
-  // Where the accumulators are not shared: the ring, a slot per rank.
-  std::optional<collective::Ring> ring_;
+  // Where the accumulators are not read in place: a slot per rank.
+  std::unique_ptr<collective::Communicator> comm_;
+  std::string comm_note_;
   std::vector<Buffer<float>> slots_;
   std::vector<collective::Piece> buckets_;
   Buffer<float> losses_;  // per device (shared) or per slot

@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <numeric>
 
+#include "baton/error.hpp"
 #include "baton/runtime.hpp"
+#include "collective/communicator.hpp"
 #include "collective/ring.hpp"
 #include "support/open_runtime.hpp"
 

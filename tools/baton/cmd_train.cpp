@@ -35,6 +35,7 @@ struct TrainArgs {
   int warmup = 1;
   int dataset = 0;
   std::string scaling = "weak";
+  std::string collective = "auto";
   std::string counts;
   float lr = 1e-3f;
   std::uint64_t seed = 1;
@@ -46,6 +47,7 @@ struct Run {
   std::vector<int> devices;
   int batch = 0;
   std::string policy;
+  std::string collective;  // how its gradients were summed
   double samples_per_s = 0;
   std::vector<double> losses;
   // Per step: all of it, its micro-batches' run, and the update's run.
@@ -163,6 +165,7 @@ Run run_training(Runtime& rt, const TrainArgs& a, std::vector<int> devices, int 
   c.seed = a.seed;
   c.dataset = a.dataset;
   c.devices = devices;
+  c.collective = a.collective;
   // The runtime lets go of a finished task's buffers lazily (at a wait, or
   // as its records are reused): what the run before still holds is left out.
   rt.wait_all();
@@ -176,6 +179,7 @@ Run run_training(Runtime& rt, const TrainArgs& a, std::vector<int> devices, int 
   r.devices = t.devices();
   r.batch = batch;
   r.policy = policy;
+  r.collective = t.collective();
   double start = rt.clock().now();
   const int total = a.warmup + a.steps;
   for (int s = 1; s <= total; ++s) {
@@ -232,6 +236,7 @@ void run_train(const TrainArgs& a) {
   probe.micro_batch = a.micro_batch;
   probe.optimizer.lr = a.lr;
   probe.dataset = a.dataset;
+  probe.collective = a.collective;
   const train::TrainPlan plan = train::plan_training(rt, probe);
   const std::vector<int>& able = plan.devices;
   const std::uint64_t model_bytes = plan.bytes_per_device;
@@ -336,6 +341,7 @@ void run_train(const TrainArgs& a) {
                          {"device_count", r.devices.size()},
                          {"batch", r.batch},
                          {"policy", single ? "alone" : r.policy},
+                         {"collective", r.collective},
                          {"samples_per_s", r.samples_per_s},
                          {"tflops", r.samples_per_s * flops * 1e-12},
                          {"speedup", speedup},
@@ -380,6 +386,13 @@ void run_train(const TrainArgs& a) {
       "rest of the step\n  as short as the shortest alone); step: medians\n",
       rt.devices()[fastest.front()]->name().c_str());
   std::fputs(t.str().c_str(), stdout);
+  std::vector<std::string> sums;  // how the runs of several devices summed their gradients
+  for (const Run& r : runs)
+    if (r.devices.size() > 1 && std::find(sums.begin(), sums.end(), r.collective) == sums.end()) {
+      sums.push_back(r.collective);
+      std::printf("gradients of %s summed: %s\n", names_of(rt, r.devices).c_str(),
+                  r.collective.c_str());
+    }
   for (const Run& r : runs)
     for (const std::string& f : r.failures)
       std::printf("note: %s on %s: %s; the step ran again on the others, which trained on\n",
@@ -419,6 +432,10 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--scaling", a->scaling,
                   "weak: the batch grows with the devices (as the source document measures); "
                   "strong: it stays")
+      ->capture_default_str();
+  cmd->add_option("--collective", a->collective,
+                  "how gradients are summed: auto (in place where the devices share a memory, "
+                  "else NCCL between whole CUDA GPUs, else the ring), in-place, ring, nccl")
       ->capture_default_str();
   cmd->add_option("--counts", a->counts,
                   "device counts to run, comma-separated (default 1, 2, 4, ... and all)");

@@ -1,0 +1,35 @@
+#include "collective/communicator.hpp"
+
+#include <algorithm>
+
+#include "baton/error.hpp"
+#include "collective/ring.hpp"
+#ifdef BATON_HAVE_CUDA
+#include "collective/nccl.hpp"
+#endif
+
+namespace baton::collective {
+
+std::unique_ptr<Communicator> make_communicator(Runtime& rt, const std::vector<int>& devices,
+                                                const std::string& kind, std::string* why) {
+  if (kind != "auto" && kind != "ring" && kind != "nccl")
+    raise(Errc::invalid_argument, "collective",
+          "unknown collective '" + kind + "' (auto, ring, nccl, or in-place where it applies)");
+#ifdef BATON_HAVE_CUDA
+  if (kind == "nccl") return std::make_unique<Nccl>(rt, devices);
+  const bool gpus = devices.size() > 1 && std::all_of(devices.begin(), devices.end(), [&](int d) {
+                      return rt.devices()[std::size_t(d)]->info().backend == BackendKind::cuda;
+                    });
+  if (kind == "auto" && gpus) {
+    const std::string unfit = nccl_unfit(rt, devices);
+    if (unfit.empty()) return std::make_unique<Nccl>(rt, devices);
+    if (why) *why = "the ring, not NCCL: " + unfit;
+  }
+#else
+  if (kind == "nccl")
+    raise(Errc::backend_unavailable, "nccl", "this build has no CUDA, so no NCCL");
+#endif
+  return std::make_unique<Ring>(rt, devices);
+}
+
+}  // namespace baton::collective

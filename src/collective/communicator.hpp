@@ -1,0 +1,46 @@
+// How the devices of a data-parallel job sum a gradient: a communicator over
+// ranks (devices of a Runtime), each holding its gradient in a slot (a
+// coherent buffer of its own). Bucket by bucket, a reduction leaves every
+// rank with the sum of every slot over a share of the bucket, sized by the
+// rank's weight: what a sharded optimizer step needs. The tasks it submits
+// are ordinary tasks of the Runtime, so a bucket's reduction overlaps with
+// whatever else is ready (the previous bucket's update).
+//
+// Kinds: "ring" (ring.hpp: any devices, the runtime's own copies along the
+// topology's fastest links) and "nccl" (nccl.hpp: distinct CUDA GPUs, NCCL's
+// all-reduce). A group spanning processes plugs in as another kind.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "baton/runtime.hpp"
+#include "collective/pieces.hpp"
+
+namespace baton::collective {
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+  virtual std::string name() const = 0;  // "ring", "nccl 2.27.7"
+  // The devices (indices into Runtime::devices()), in rank order.
+  virtual const std::vector<int>& ranks() const = 0;
+  // Submits the reduction of `bucket` of `slots` (one per rank): once the
+  // tasks appended to `tasks` are done, slots[p] holds the sum of every slot
+  // over the piece returned for rank p. The pieces are `bucket` cut by
+  // `weights` (per rank), on 16-byte boundaries.
+  virtual std::vector<Piece> reduce_scatter(const std::vector<Buffer<float>>& slots, Piece bucket,
+                                            const std::vector<double>& weights,
+                                            std::vector<Task>& tasks) = 0;
+};
+
+// "auto": NCCL where every device is a whole CUDA GPU of its own and NCCL
+// loads, else the ring; "ring"; "nccl" (Error backend_unavailable without
+// NCCL, invalid_argument for devices it cannot serve). `why` says what "auto"
+// chose and why, where it is not obvious.
+std::unique_ptr<Communicator> make_communicator(Runtime& rt, const std::vector<int>& devices,
+                                                const std::string& kind,
+                                                std::string* why = nullptr);
+
+}  // namespace baton::collective

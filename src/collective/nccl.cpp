@@ -1,0 +1,141 @@
+#include "collective/nccl.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include "baton/error.hpp"
+#include "device/cuda/driver_api.hpp"
+#include "device/cuda/library.hpp"
+
+namespace baton::collective {
+
+namespace {
+
+// The few NCCL entry points used, with its ABI's plain types (enums are
+// ints: ncclFloat32 is 7, ncclSum 0; handles are pointers).
+struct NcclApi {
+  int (*get_version)(int*) = nullptr;
+  const char* (*error_string)(int) = nullptr;
+  int (*comm_init_all)(void** comms, int ranks, const int* devices) = nullptr;
+  int (*comm_destroy)(void* comm) = nullptr;
+  int (*all_reduce)(const void* send, void* recv, std::size_t count, int type, int op, void* comm,
+                    void* stream) = nullptr;
+  std::string error;  // why it did not load
+};
+constexpr int kFloat32 = 7, kSum = 0;
+
+const NcclApi& api() {
+  static const NcclApi loaded = [] {
+    NcclApi a;
+    const cuda::Library lib = cuda::open_library({"libnccl.so.2", "libnccl.so"});
+    if (!lib.handle) {
+      a.error = "libnccl.so.2 did not load: " + lib.error;
+      return a;
+    }
+    auto take = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib.handle, name));
+      if (!fn && a.error.empty()) a.error = std::string("libnccl.so.2 has no ") + name;
+    };
+    take(a.get_version, "ncclGetVersion");
+    take(a.error_string, "ncclGetErrorString");
+    take(a.comm_init_all, "ncclCommInitAll");
+    take(a.comm_destroy, "ncclCommDestroy");
+    take(a.all_reduce, "ncclAllReduce");
+    return a;
+  }();
+  return loaded;
+}
+
+void check(int result, const char* call, const std::string& where) {
+  if (result == 0) return;
+  raise(Errc::device_failed, where,
+        std::string(call) + " failed (" + std::to_string(result) +
+            "): " + api().error_string(result));
+}
+
+// The CUDA device ordinal of the GPU at `bus` (NCCL counts GPUs as CUDA does).
+int ordinal_of(const std::string& bus, const std::string& where) {
+  int count = 0;
+  BATON_CU(where, cuDeviceGetCount, &count);
+  for (int i = 0; i < count; ++i) {
+    CUdevice dev = 0;
+    char id[32] = {};
+    BATON_CU(where, cuDeviceGet, &dev, i);
+    BATON_CU(where, cuDeviceGetPCIBusId, id, int(sizeof id), dev);
+    if (strcasecmp(id, bus.c_str()) == 0) return i;
+  }
+  raise(Errc::internal, where, "no CUDA device at PCI " + bus);
+}
+
+}  // namespace
+
+std::string nccl_unfit(const Runtime& rt, const std::vector<int>& devices) {
+  if (!api().error.empty()) return api().error;
+  const auto& devs = rt.devices();
+  for (int d : devices) {
+    const DeviceInfo& info = devs[std::size_t(d)]->info();
+    if (info.backend != BackendKind::cuda || info.pci_bus_id.empty())
+      return info.name + " is not a CUDA GPU";
+    const auto same_gpu = std::count_if(devs.begin(), devs.end(), [&](const auto& o) {
+      return o->info().pci_bus_id == info.pci_bus_id;
+    });
+    if (same_gpu > 1) return info.name + " is a partition of a GPU: NCCL takes one rank a GPU";
+  }
+  return "";
+}
+
+Nccl::Nccl(Runtime& rt, std::vector<int> devices) : rt_(rt), ranks_(std::move(devices)) {
+  if (ranks_.empty()) raise(Errc::invalid_argument, "nccl", "no devices");
+  if (const std::string why = nccl_unfit(rt, ranks_); !why.empty())
+    raise(api().error.empty() ? Errc::invalid_argument : Errc::backend_unavailable, "nccl", why);
+  std::vector<int> ordinals;
+  for (int d : ranks_)
+    ordinals.push_back(ordinal_of(rt.devices()[std::size_t(d)]->info().pci_bus_id, "nccl"));
+  comms_.assign(ranks_.size(), nullptr);
+  check(api().comm_init_all(comms_.data(), int(ranks_.size()), ordinals.data()), "ncclCommInitAll",
+        "nccl");
+  check(api().get_version(&version_), "ncclGetVersion", "nccl");
+  for (std::size_t r = 0; r < ranks_.size(); ++r) {
+    Kernel k("collective.nccl_all_reduce");
+    const std::string where = rt.devices()[std::size_t(ranks_[r])]->name();
+    k.native(BackendKind::cuda,
+             [comm = comms_[r], where](void* stream, Span s, const KernelArgs& a) {
+               float* slot = reinterpret_cast<float*>(a.ptr<char>(0)) + s.begin;
+               check(api().all_reduce(slot, slot, s.size(), kFloat32, kSum, comm, stream),
+                     "ncclAllReduce", where);
+             });
+    kernels_.push_back(std::move(k));
+  }
+  order_ = rt.buffer<int>(ranks_.size());
+}
+
+Nccl::~Nccl() {
+  // Every call on the communicators is done before they go.
+  rt_.wait_all();
+  for (void* c : comms_)
+    if (c) api().comm_destroy(c);
+}
+
+std::string Nccl::name() const {
+  return "nccl " + std::to_string(version_ / 10000) + "." + std::to_string(version_ / 100 % 100) +
+         "." + std::to_string(version_ % 100);
+}
+
+std::vector<Piece> Nccl::reduce_scatter(const std::vector<Buffer<float>>& slots, Piece bucket,
+                                        const std::vector<double>& weights,
+                                        std::vector<Task>& tasks) {
+  const std::size_t k = ranks_.size();
+  if (slots.size() != k || weights.size() != k)
+    raise(Errc::invalid_argument, "nccl",
+          "one slot and one weight per rank (" + std::to_string(k) + " ranks)");
+  for (std::size_t r = 0; r < k; ++r)
+    tasks.push_back(rt_.submit(Range{bucket.size(), 0, bucket.begin}, kernels_[r],
+                               inout(slots[r], elements(bucket.begin, bucket.end)),
+                               inout(order_, elements(r, r + 1)), on(ranks_[r])));
+  return shares(bucket, weights, 4);
+}
+
+}  // namespace baton::collective
