@@ -9,7 +9,8 @@
 #   compile  PyTorch under torch.compile, last (its compile workers outlive
 #            it and take host cores)
 #   collective  the partitions (strong) with their gradients summed by the
-#            ring instead of in place, and the whole GPU through NCCL (one rank)
+#            ring instead of in place, and the whole GPU through NCCL (one
+#            rank); with the updates overlapped with the reduction and not
 # Both sides cycle two batches in pinned memory (--dataset 2), copied in
 # every step. Logs and JSON in $OUT.
 #   source scripts/device-env.sh; PARTS="whole torch strong" bash bench/train/run_gpu.sh
@@ -41,11 +42,13 @@ for part in $parts; do
       tee -a "$out/pytorch.jsonl" ;;
     strong) partitions strong 4096 ;;
     weak) partitions weak 2048 ;;
-    collective)
-      partitions strong 4096 ring static,ws,model "--collective ring --counts 4"
-      timeout 120 $b train -d cuda:0 $model -b 4096 -m 512 -s 10 --warmup 3 --collective nccl \
-        --json-out "$out/train_nccl.json" >"$out/train_nccl.log" 2>&1
-      grep -E "^cuda0 |baton:" "$out/train_nccl.log" ;;
+    collective)  # each with its buckets' updates overlapped with the reduction, and not
+      for o in "" --no-overlap; do
+        partitions strong 4096 "ring$o" static,ws,model "--collective ring --counts 4 $o"
+        timeout 120 $b train -d cuda:0 $model -b 4096 -m 512 -s 10 --warmup 3 --collective nccl \
+          $o --json-out "$out/train_nccl$o.json" >"$out/train_nccl$o.log" 2>&1
+        grep -E "^cuda0 |baton:" "$out/train_nccl$o.log"
+      done ;;
     compile) timeout 200 python3 $torch --modes compile 2>>"$out/pytorch.err" |
       tee -a "$out/pytorch.jsonl" ;;
   esac

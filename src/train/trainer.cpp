@@ -220,10 +220,16 @@ Trainer::Update Trainer::update() {
   Update u;
   u.start = rt_.clock().now();
   if (!shared_) {
-    // Each rank updates the pieces it holds the sum of; a bucket's updates
-    // were submitted before the next bucket's ring, so they run while it moves.
+    // Each rank updates the pieces it holds the sum of. Tasks follow only
+    // the bytes they touch: a bucket's updates run while the next bucket is
+    // reduced, unless the reduction is waited for first.
     const std::vector<int>& ranks = comm_->ranks();
-    for (const auto& pieces : reduce_scatter(u.tasks))
+    const auto owned = reduce_scatter(u.tasks);
+    if (!config_.overlap) {
+      for (Task t : u.tasks) rt_.wait(t);
+      u.reduced = rt_.clock().now();
+    }
+    for (const auto& pieces : owned)
       for (std::size_t p = 0; p < ranks.size(); ++p) {
         const collective::Piece c = pieces[p];
         if (c.size() == 0) continue;
@@ -310,7 +316,9 @@ StepResult Trainer::step() {
     while (drop_failed(r.grad, r.failures)) r.grad = rt_.wait(accumulate(step_));
     updated = update();
   }
+  const double reduced = updated.reduced;
   r.update = finish(std::move(updated));
+  if (reduced > 0) r.reduce_seconds = reduced - r.update.start_s;
   double loss = 0;  // per device (shared), or per slot of the devices taking part
   const auto losses = losses_.read();
   for (std::size_t i = 0; i < (shared_ ? losses.size() : devices_.size()); ++i)

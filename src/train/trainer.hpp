@@ -47,6 +47,10 @@ struct TrainConfig {
   // "auto": in place where the devices share a memory, else NCCL between
   // whole CUDA GPUs, else the ring.
   std::string collective = "auto";
+  // Through a communicator: each bucket's update runs while the next bucket
+  // is reduced. false: the update starts once every bucket is reduced, and
+  // the step says how long the reduction took alone.
+  bool overlap = true;
 };
 
 // Which devices a Trainer over `config` takes and what each holds, with the
@@ -70,6 +74,9 @@ struct StepResult {
   // update's run; through a communicator, its policy is the communicator's
   // name and its makespan from the grad's end to the last shard's update.
   RunStats update;
+  // Without overlap, the reduction's share of `update` (from its start to the
+  // last bucket reduced); else 0.
+  double reduce_seconds = 0;
   // Devices that failed during the step ("name: cause"): their work ran on
   // the others (where needed the step was accumulated again), which train on
   // without them.
@@ -117,7 +124,8 @@ class Trainer {
   struct Update {
     Runtime::PendingRun run;
     std::vector<Task> tasks;
-    double start = 0;  // when the tasks were submitted
+    double start = 0;    // when the tasks were submitted
+    double reduced = 0;  // without overlap: when the reduction ended
   };
   Update update();
   RunStats finish(Update u);

@@ -4,5 +4,5 @@
 
 namespace ring_cases {
 INSTANTIATE_TEST_SUITE_P(cuda, RingOver,
-                         testing::Values("cuda:0/64+32+16", "cpu:1x1,cuda:0/64+64"));
+                         testing::Values("cuda:0/64+32+16", "cpu:1x1,cuda:0/64+32"));
 }  // namespace ring_cases

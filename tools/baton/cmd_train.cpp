@@ -36,6 +36,7 @@ struct TrainArgs {
   int dataset = 0;
   std::string scaling = "weak";
   std::string collective = "auto";
+  bool no_overlap = false;
   std::string counts;
   float lr = 1e-3f;
   std::uint64_t seed = 1;
@@ -52,6 +53,7 @@ struct Run {
   std::vector<double> losses;
   // Per step: all of it, its micro-batches' run, and the update's run.
   std::vector<double> step_s, grad_s, update_s;
+  std::vector<double> reduce_s;              // the reduction alone, where it was not overlapped
   std::vector<std::string> failures;         // devices that failed ("step: name: cause")
   std::vector<std::uint64_t> micro_batches;  // per device of the runtime, last step
   // Per device of the runtime, over the measured steps: micro-batches run and
@@ -166,6 +168,7 @@ Run run_training(Runtime& rt, const TrainArgs& a, std::vector<int> devices, int 
   c.dataset = a.dataset;
   c.devices = devices;
   c.collective = a.collective;
+  c.overlap = !a.no_overlap;
   // The runtime lets go of a finished task's buffers lazily (at a wait, or
   // as its records are reused): what the run before still holds is left out.
   rt.wait_all();
@@ -188,6 +191,7 @@ Run run_training(Runtime& rt, const TrainArgs& a, std::vector<int> devices, int 
     r.step_s.push_back(step.seconds);
     r.grad_s.push_back(step.grad.makespan_s);
     r.update_s.push_back(step.update.makespan_s);
+    r.reduce_s.push_back(step.reduce_seconds);
     for (const std::string& f : step.failures)
       r.failures.push_back("step " + std::to_string(s) + ": " + f);
     r.micro_batches.clear();
@@ -337,29 +341,31 @@ void run_train(const TrainArgs& a) {
            ms(parts.step) + " = " + ms(parts.grad) + " + " + ms(parts.update) + " + " +
                ms(parts.rest),
            fixed(r.losses.front(), 4) + " -> " + fixed(r.losses.back(), 4), held_text, split_text});
-    j["runs"].push_back({{"devices", names_of(rt, r.devices)},
-                         {"device_count", r.devices.size()},
-                         {"batch", r.batch},
-                         {"policy", single ? "alone" : r.policy},
-                         {"collective", r.collective},
-                         {"samples_per_s", r.samples_per_s},
-                         {"tflops", r.samples_per_s * flops * 1e-12},
-                         {"speedup", speedup},
-                         {"efficiency_vs_oracle", efficiency},
-                         {"ideal_samples_per_s", ideal},
-                         {"efficiency_vs_ideal", vs_ideal},
-                         {"vs_static", vs_static},
-                         {"losses", r.losses},
-                         {"median_step_seconds",
-                          {{"step", parts.step},
-                           {"grad", parts.grad},
-                           {"update", parts.update},
-                           {"rest", parts.rest}}},
-                         {"peak_memory_held_bytes", held},
-                         {"failures", r.failures},
-                         {"step_seconds", r.step_s},
-                         {"grad_seconds", r.grad_s},
-                         {"update_seconds", r.update_s}});
+    j["runs"].push_back(
+        {{"devices", names_of(rt, r.devices)},
+         {"device_count", r.devices.size()},
+         {"batch", r.batch},
+         {"policy", single ? "alone" : r.policy},
+         {"collective", r.collective},
+         {"samples_per_s", r.samples_per_s},
+         {"tflops", r.samples_per_s * flops * 1e-12},
+         {"speedup", speedup},
+         {"efficiency_vs_oracle", efficiency},
+         {"ideal_samples_per_s", ideal},
+         {"efficiency_vs_ideal", vs_ideal},
+         {"vs_static", vs_static},
+         {"losses", r.losses},
+         {"median_step_seconds",
+          {{"step", parts.step},
+           {"grad", parts.grad},
+           {"update", parts.update},
+           {"reduce", median_step(r, a.warmup, [&](std::size_t s) { return r.reduce_s[s]; })},
+           {"rest", parts.rest}}},
+         {"peak_memory_held_bytes", held},
+         {"failures", r.failures},
+         {"step_seconds", r.step_s},
+         {"grad_seconds", r.grad_s},
+         {"update_seconds", r.update_s}});
   }
 #ifdef BATON_TRAIN_CUDA
   const train::EpilogueCounts gemms = train::cuda_epilogue_counts();
@@ -437,6 +443,9 @@ void add_train_command(CLI::App& app) {
                   "how gradients are summed: auto (in place where the devices share a memory, "
                   "else NCCL between whole CUDA GPUs, else the ring), in-place, ring, nccl")
       ->capture_default_str();
+  cmd->add_flag("--no-overlap", a->no_overlap,
+                "through the ring or NCCL, update once every bucket is reduced (not each bucket "
+                "while the next is reduced) and report the reduction's own time");
   cmd->add_option("--counts", a->counts,
                   "device counts to run, comma-separated (default 1, 2, 4, ... and all)");
   cmd->add_option("--dataset", a->dataset,
