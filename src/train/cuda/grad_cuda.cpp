@@ -195,27 +195,30 @@ void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs&
   const auto& layers = layout.layers();
   int widest = shape.inputs;
   for (const Layer& l : layers) widest = std::max(widest, l.out);
+  // Carve the scratch: the input, each layer's output and pre-activation,
+  // two gradient buffers, each for a full pass, whatever this chunk's size:
+  // it is allocated once per stream, not again (with a stream and a device
+  // synchronisation) each time a policy hands out a larger chunk.
+  const std::uint64_t pass_rows = per_pass * mb;
+  std::vector<std::size_t> offsets;
+  std::size_t total = 0;
+  auto carve = [&](std::uint64_t elements) {
+    offsets.push_back(total);
+    total += aligned(elements * sizeof(bf16));
+  };
+  carve(pass_rows * shape.inputs);
+  for (const Layer& l : layers) {
+    carve(pass_rows * l.out);
+    carve(pass_rows * l.out);
+  }
+  carve(pass_rows * widest);
+  carve(pass_rows * widest);
+  char* base = reinterpret_cast<char*>(st.activations.at_least(total, stream, kWhere));
+  auto piece = [&](std::size_t i) { return reinterpret_cast<bf16*>(base + offsets[i]); };
   for (std::uint64_t first = span.begin; first < span.end; first += per_pass) {
     const std::uint64_t count = std::min(per_pass, span.end - first);
     const int rows = int(count * mb);
     const std::uint64_t row0 = first * mb;
-    // Carve the scratch: the input, each layer's output and pre-activation,
-    // two gradient buffers.
-    std::vector<std::size_t> offsets;
-    std::size_t total = 0;
-    auto carve = [&](std::uint64_t elements) {
-      offsets.push_back(total);
-      total += aligned(elements * sizeof(bf16));
-    };
-    carve(std::uint64_t(rows) * shape.inputs);
-    for (const Layer& l : layers) {
-      carve(std::uint64_t(rows) * l.out);
-      carve(std::uint64_t(rows) * l.out);
-    }
-    carve(std::uint64_t(rows) * widest);
-    carve(std::uint64_t(rows) * widest);
-    char* base = reinterpret_cast<char*>(st.activations.at_least(total, stream, kWhere));
-    auto piece = [&](std::size_t i) { return reinterpret_cast<bf16*>(base + offsets[i]); };
     bf16* x = piece(0);
     bf16 *grad_a = piece(1 + 2 * layers.size()), *grad_b = piece(2 + 2 * layers.size());
 
