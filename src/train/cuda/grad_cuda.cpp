@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <bit>
 #include <vector>
 
 #include "baton/error.hpp"
@@ -216,14 +215,8 @@ void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs&
   carve(pass_rows * widest);
   char* base = reinterpret_cast<char*>(st.activations.at_least(total, stream, kWhere));
   auto piece = [&](std::size_t i) { return reinterpret_cast<bf16*>(base + offsets[i]); };
-  // A pass is full, or a power of two of micro-batches: a chunk of any size
-  // (policies hand out all sizes) runs GEMMs of few shapes, whose algorithms
-  // cuBLASLt chose once, instead of asking its heuristic again for every new
-  // size (a host cost of each GEMM's first call at that shape).
-  std::uint64_t count = 0;
-  for (std::uint64_t first = span.begin; first < span.end; first += count) {
-    count = std::min(per_pass, span.end - first);
-    if (count < per_pass) count = std::bit_floor(count);
+  for (std::uint64_t first = span.begin; first < span.end; first += per_pass) {
+    const std::uint64_t count = std::min(per_pass, span.end - first);
     const int rows = int(count * mb);
     const std::uint64_t row0 = first * mb;
     bf16* x = piece(0);
