@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "baton/devices.hpp"
@@ -162,5 +163,38 @@ TEST(SimDevice, BadTopologyFilesAreClearErrors) {
       EXPECT_EQ(e.code(), Errc::bad_topology) << text;
       EXPECT_EQ(e.where(), "m.json");
     }
+  }
+}
+
+// The preset machines open by name, with the links their sources state: a
+// DGX-1's pairs without NVLink of their own go over PCIe, NVSwitch joins
+// every pair at 450 GB/s, and every preset says where its figures come from.
+TEST(SimPresets, OpenByNameWithTheirLinks) {
+  for (const char* name : {"nvswitch8", "dgx1", "pcie4", "mixed4"}) {
+    auto set = open_devices(std::string("sim:") + name);
+    EXPECT_GE(set.devices.size(), 4u) << name;
+    for (std::size_t i = 0; i < set.devices.size(); ++i)
+      for (std::size_t j = 0; j < set.devices.size(); ++j)
+        EXPECT_TRUE(set.topology.path(set.devices[i]->info().topology_id,
+                                      set.devices[j]->info().topology_id))
+            << name << ": no path between devices " << i << " and " << j;
+    std::ifstream in(std::string(BATON_PRESETS_DIR) + "/" + name + ".json");
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_NE(text.str().find("\"about\""), std::string::npos) << name << " states no source";
+  }
+  auto dgx1 = open_devices("sim:dgx1");
+  EXPECT_EQ(dgx1.topology.path("gpu0", "gpu3")->gbps, 50);
+  EXPECT_EQ(dgx1.topology.path("gpu0", "gpu1")->worst, LinkKind::nvlink);
+  EXPECT_EQ(dgx1.topology.path("gpu0", "gpu5")->worst, LinkKind::pcie);
+  auto nvswitch = open_devices("sim:nvswitch8");
+  EXPECT_EQ(nvswitch.topology.path("gpu2", "gpu7")->gbps, 450);
+  try {
+    open_devices("sim:dgx2000");
+    ADD_FAILURE() << "an unknown preset opened";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::bad_device_spec);
+    EXPECT_NE(std::string(e.what()).find("no preset machine 'dgx2000'"), std::string::npos)
+        << e.what();
   }
 }

@@ -7,7 +7,8 @@ using baton::LinkKind;
 
 static baton::Topology pairs() {
   baton::Topology t;
-  for (const char* n : {"host", "gpu0", "gpu1", "gpu2"}) t.add_node({n, "gpu"});
+  t.add_node({"host", "host"});
+  for (const char* n : {"gpu0", "gpu1", "gpu2"}) t.add_node({n, "gpu"});
   t.add_link({"gpu0", "host", LinkKind::pcie, 55, 5});
   t.add_link({"gpu1", "host", LinkKind::pcie, 55, 5});
   t.add_link({"gpu2", "host", LinkKind::pcie, 25, 5});
@@ -29,6 +30,31 @@ TEST(Topology, PrefersNvlinkAndRoutesTheRestThroughHost) {
   EXPECT_EQ(via->worst, LinkKind::pcie);
   EXPECT_FALSE(t.path("gpu0", "nowhere"));
   EXPECT_NEAR(direct->seconds(450e9), 1.0 + 2e-6, 1e-9);
+}
+
+// GPUs do not forward: two GPUs linked only through a third talk over PCIe
+// through host, as on a DGX-1's hybrid cube-mesh; a switch forwards.
+TEST(Topology, OnlyHostAndSwitchesForward) {
+  baton::Topology t;
+  t.add_node({"host", "host"});
+  t.add_node({"nvswitch", "switch"});
+  for (const char* n : {"gpu0", "gpu1", "gpu2", "gpu3", "gpu4"}) {
+    t.add_node({n, "gpu"});
+    t.add_link({n, "host", LinkKind::pcie, 12, 5});
+  }
+  t.add_link({"gpu0", "gpu1", LinkKind::nvlink, 50, 2});
+  t.add_link({"gpu1", "gpu2", LinkKind::nvlink, 50, 2});
+  t.add_link({"gpu3", "nvswitch", LinkKind::nvlink, 450, 1});
+  t.add_link({"gpu4", "nvswitch", LinkKind::nvlink, 450, 1});
+  const auto around = t.path("gpu0", "gpu2");
+  ASSERT_TRUE(around);
+  EXPECT_EQ(around->worst, LinkKind::pcie) << "routed through gpu1";
+  EXPECT_DOUBLE_EQ(around->gbps, 12);
+  const auto switched = t.path("gpu3", "gpu4");
+  ASSERT_TRUE(switched);
+  EXPECT_EQ(switched->worst, LinkKind::nvlink);
+  EXPECT_DOUBLE_EQ(switched->gbps, 450);
+  EXPECT_EQ(switched->hops, 2);
 }
 
 TEST(Topology, JsonRoundTrip) {

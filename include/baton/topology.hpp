@@ -20,7 +20,8 @@ class Topology {
   const std::vector<TopoLink>& links() const { return links_; }
   std::optional<TopoLink> link(const std::string& a, const std::string& b) const;
   // Best path: the direct link, else the widest path through the graph
-  // (bandwidth is the narrowest link on it, latency the sum). Same node: free.
+  // (bandwidth is the narrowest link on it, latency the sum) whose inner
+  // nodes forward (host memory, switches; not devices). Same node: free.
   std::optional<PathCost> path(const std::string& a, const std::string& b) const;
 
   std::string to_json() const;

@@ -15,6 +15,7 @@ std::unique_ptr<Communicator> make_communicator(Runtime& rt, const std::vector<i
   if (kind != "auto" && kind != "ring" && kind != "nccl")
     raise(Errc::invalid_argument, "collective",
           "unknown collective '" + kind + "' (auto, ring, nccl, or in-place where it applies)");
+  if (why) why->clear();
 #ifdef BATON_HAVE_CUDA
   if (kind == "nccl") return std::make_unique<Nccl>(rt, devices);
   const bool gpus = devices.size() > 1 && std::all_of(devices.begin(), devices.end(), [&](int d) {

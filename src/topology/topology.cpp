@@ -48,6 +48,17 @@ static int rank(LinkKind k) {  // larger is slower
   return 3;
 }
 
+// Whether bytes pass through a node on their way elsewhere: host memory and
+// switches forward, devices do not (a GPU does not route NVLink traffic
+// between two others: on a DGX-1, two GPUs without a link of their own talk
+// over PCIe).
+static bool forwards(const std::vector<TopoNode>& nodes, const std::string& id) {
+  for (const TopoNode& n : nodes)
+    if (n.id == id)
+      return n.kind != "gpu" && n.kind != "sim" && n.kind != "cpu" && n.kind != "opencl";
+  return true;
+}
+
 // Widest path (largest bottleneck bandwidth, then least latency), by a
 // Dijkstra-like relaxation; machines have tens of nodes, so this is cheap.
 std::optional<PathCost> Topology::path(const std::string& a, const std::string& b) const {
@@ -66,6 +77,7 @@ std::optional<PathCost> Topology::path(const std::string& a, const std::string& 
     std::string u = *cur;
     done[u] = true;
     if (u == b) break;
+    if (u != a && !forwards(nodes_, u)) continue;
     for (const auto& l : links_) {
       if (l.a != u && l.b != u) continue;
       const std::string& v = l.a == u ? l.b : l.a;

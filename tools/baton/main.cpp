@@ -8,6 +8,7 @@ int main(int argc, char** argv) {
   CLI::App app{"baton: spreads work over every GPU, CPU and OpenCL device of a machine"};
   app.require_subcommand(1);
   baton::cli::add_devices_command(app);
+  baton::cli::add_topo_command(app);
   baton::cli::add_bench_command(app);
 #ifdef BATON_HAVE_TRAIN
   baton::cli::add_train_command(app);

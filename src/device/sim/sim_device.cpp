@@ -6,6 +6,7 @@
 
 #include "baton/error.hpp"
 #include "baton/sim.hpp"
+#include "baton/topology.hpp"
 #include "device/backend.hpp"
 #include "device/host_memory.hpp"
 
@@ -171,6 +172,7 @@ Backend sim_backend() {
     auto clock = std::static_pointer_cast<SimClock>(shared);
     const double launch_us = m.launch_us >= 0 ? m.launch_us : ctx.options().sim_launch_us;
     for (const auto& d : m.devices) ctx.add_node({d.id, "sim"});
+    for (const auto& sw : m.switches) ctx.add_node({sw, "switch"});
     for (const auto& l : m.links) ctx.add_link(l);
     std::vector<SimDevice*> made;
     DeviceList list;
@@ -195,11 +197,18 @@ Backend sim_backend() {
       made.push_back(dev.get());
       list.push_back(std::move(dev));
     }
+    // Peers: devices joined by links or switches, host memory aside (a copy
+    // through host is the coherence's staging, not a peer copy).
+    Topology peers;
+    for (const auto& d : m.devices) peers.add_node({d.id, "sim"});
+    for (const auto& sw : m.switches) peers.add_node({sw, "switch"});
+    for (const auto& l : m.links)
+      if (l.a != "host" && l.b != "host") peers.add_link(l);
     for (SimDevice* a : made)
       for (SimDevice* p : made)
         if (a != p)
-          if (const TopoLink* l = direct_link(m, a->info().topology_id, p->info().topology_id))
-            a->add_peer_path(p->name(), PathCost{l->gbps, l->latency_us, l->kind, 1});
+          if (auto path = peers.path(a->info().topology_id, p->info().topology_id))
+            a->add_peer_path(p->name(), *path);
     return list;
   };
   return b;

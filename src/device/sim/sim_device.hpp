@@ -31,11 +31,14 @@ struct SimDeviceSpec {
 
 struct SimMachine {
   std::vector<SimDeviceSpec> devices;
-  std::vector<TopoLink> links;  // between device ids and "host"; every device has one to host
-  double launch_us = -1;        // < 0: BATON_SIM_LAUNCH_US
+  std::vector<std::string> switches;  // nodes that only forward (an NVSwitch, a PCIe switch)
+  std::vector<TopoLink>
+      links;              // between device, switch ids and "host"; every device has one to host
+  double launch_us = -1;  // < 0: BATON_SIM_LAUNCH_US
 };
 
-// Parses the args of a sim spec item: "8,4,2,1" or a path to a JSON file.
+// Parses the args of a sim spec item: "8,4,2,1", a path to a JSON file, or
+// the name of a preset machine (presets/NAME.json, e.g. "dgx1").
 SimMachine parse_sim_args(const std::string& args);
 SimMachine sim_machine_from_json(const std::string& text, const std::string& origin);
 

@@ -1,8 +1,11 @@
-// The two ways to describe sim devices: a list of speeds, or a JSON file:
-// {"launch_us": 5,
+// The ways to describe sim devices: a list of speeds, or a JSON file (a
+// preset's name stands for presets/NAME.json):
+// {"about": "where the figures come from", "launch_us": 5,
 //  "devices": [{"id": "gpu0", "speed": 8, "changes": [{"at_s": 0.5, "speed": 2}], "fail_at_s": 1}],
+//  "switches": ["nvswitch"],
 //  "links":   [{"a": "gpu0", "b": "host", "kind": "pcie", "gbps": 55, "latency_us": 5}]}
 // Devices without a link to host get a default PCIe-like one.
+#include <cctype>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -36,14 +39,25 @@ static double parse_speed(const std::string& tok, const std::string& where) {
   return v;
 }
 
+static SimMachine read_sim_file(const std::string& path, const std::string& what) {
+  std::ifstream in(path);
+  if (!in) raise(Errc::bad_topology, path, "cannot open the " + what);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return sim_machine_from_json(ss.str(), path);
+}
+
 SimMachine parse_sim_args(const std::string& args) {
   const std::string where = "sim:" + args;
-  if (args.size() > 5 && args.substr(args.size() - 5) == ".json") {
-    std::ifstream in(args);
-    if (!in) raise(Errc::bad_topology, args, "cannot open the sim topology file");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return sim_machine_from_json(ss.str(), args);
+  if (args.size() > 5 && args.substr(args.size() - 5) == ".json")
+    return read_sim_file(args, "sim topology file");
+  if (!args.empty() && std::isalpha(static_cast<unsigned char>(args[0]))) {
+    const std::string path = std::string(BATON_PRESETS_DIR) + "/" + args + ".json";
+    if (!std::ifstream(path))
+      raise(Errc::bad_device_spec, where,
+            "no preset machine '" + args + "' (the presets are the files in " +
+                std::string(BATON_PRESETS_DIR) + ")");
+    return read_sim_file(path, "preset");
   }
   SimMachine m;
   std::stringstream ss(args);
@@ -102,6 +116,17 @@ SimMachine sim_machine_from_json(const std::string& text, const std::string& ori
       }
     }
     m.devices.push_back(d);
+  }
+  if (j.contains("switches")) {
+    if (!j["switches"].is_array()) bad("\"switches\" must be an array of ids");
+    for (std::size_t i = 0; i < j["switches"].size(); ++i) {
+      const auto& o = j["switches"][i];
+      const std::string ctx = "switches[" + std::to_string(i) + "]";
+      if (!o.is_string() || o.get<std::string>().empty() || o.get<std::string>() == "host" ||
+          !ids.insert(o.get<std::string>()).second)
+        bad(ctx + " must be a new, non-empty id other than 'host'");
+      m.switches.push_back(o.get<std::string>());
+    }
   }
   if (j.contains("links")) {
     if (!j["links"].is_array()) bad("\"links\" must be an array");

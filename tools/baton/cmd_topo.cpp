@@ -1,0 +1,159 @@
+// baton topo: the machine as a graph. Prints the nodes (which devices sit on
+// each), the links with their kind, bandwidth and latency, and the matrix of
+// best paths between the nodes that hold devices and host memory; --json,
+// --save FILE (the topology file format, which --topology FILE and sim files
+// read back), --dot (Graphviz, to draw it).
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "baton/devices.hpp"
+#include "baton/error.hpp"
+#include "commands.hpp"
+#include "table.hpp"
+
+namespace baton::cli {
+
+namespace {
+
+struct TopoArgs {
+  std::string devices = env_options().devices;
+  std::string file;  // read this topology instead of discovering one
+  std::string save;
+  bool json = false;
+  bool dot = false;
+};
+
+// The nodes a matrix spans: host memory, then every node a device sits on
+// (or, for a file, every node but switches), in the topology's order.
+std::vector<std::string> endpoints(const Topology& t,
+                                   const std::map<std::string, std::vector<std::string>>& on) {
+  std::vector<std::string> ids;
+  for (const TopoNode& n : t.nodes())
+    if (n.id == "host" || on.count(n.id) || (on.empty() && n.kind != "switch")) ids.push_back(n.id);
+  return ids;
+}
+
+std::string dot_of(const Topology& t, const std::map<std::string, std::vector<std::string>>& on) {
+  std::string s = "graph baton {\n  node [shape=box, fontname=\"Helvetica\"];\n";
+  for (const TopoNode& n : t.nodes()) {
+    std::string label = n.id + " (" + n.kind + ")";
+    if (auto it = on.find(n.id); it != on.end())
+      for (const std::string& d : it->second) label += "\\n" + d;
+    s += "  \"" + n.id + "\" [label=\"" + label + "\"" +
+         (n.kind == "switch" ? ", shape=ellipse" : "") + "];\n";
+  }
+  for (const TopoLink& l : t.links())
+    s += "  \"" + l.a + "\" -- \"" + l.b + "\" [label=\"" + std::string(to_string(l.kind)) + " " +
+         fixed(l.gbps, 0) + " GB/s\"" + (l.kind == LinkKind::nvlink ? ", penwidth=3" : "") + "];\n";
+  return s + "}\n";
+}
+
+void run_topo(const TopoArgs& a) {
+  Topology t;
+  std::map<std::string, std::vector<std::string>> on;  // node id -> devices on it
+  std::string origin = a.file;
+  if (a.file.empty()) {
+    DeviceSet set = open_devices(a.devices);
+    t = set.topology;
+    for (const auto& d : set.devices) on[d->info().topology_id].push_back(d->name());
+    origin = "discovered (" + a.devices + ")";
+  } else {
+    t = Topology::load(a.file);
+  }
+  if (!a.save.empty()) {
+    std::ofstream out(a.save);
+    out << t.to_json() << "\n";
+    if (!out) raise(Errc::invalid_argument, "--save", "cannot write '" + a.save + "'");
+  }
+  if (a.dot) {
+    std::fputs(dot_of(t, on).c_str(), stdout);
+    return;
+  }
+  const std::vector<std::string> ids = endpoints(t, on);
+  std::vector<std::vector<std::optional<PathCost>>> paths(ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    for (const std::string& b : ids) paths[i].push_back(t.path(ids[i], b));
+  if (a.json) {
+    nlohmann::json j = nlohmann::json::parse(t.to_json());
+    j["origin"] = origin;
+    j["devices"] = nlohmann::json::object();
+    for (const auto& [node, devs] : on) j["devices"][node] = devs;
+    nlohmann::json m;
+    m["ids"] = ids;
+    for (const auto& row : paths) {
+      nlohmann::json g = nlohmann::json::array(), l = nlohmann::json::array(),
+                     k = nlohmann::json::array(), h = nlohmann::json::array();
+      for (const auto& p : row) {
+        g.push_back(p ? nlohmann::json(p->gbps) : nlohmann::json());
+        l.push_back(p ? nlohmann::json(p->latency_us) : nlohmann::json());
+        k.push_back(p ? nlohmann::json(std::string(to_string(p->worst))) : nlohmann::json());
+        h.push_back(p ? nlohmann::json(p->hops) : nlohmann::json());
+      }
+      m["gbps"].push_back(g);
+      m["latency_us"].push_back(l);
+      m["slowest_kind"].push_back(k);
+      m["hops"].push_back(h);
+    }
+    j["paths"] = m;
+    std::printf("%s\n", j.dump(2).c_str());
+    return;
+  }
+  std::printf("topology: %zu nodes, %zu links, %s\n", t.nodes().size(), t.links().size(),
+              origin.c_str());
+  Table nodes({"node", "kind", "devices"});
+  for (const TopoNode& n : t.nodes()) {
+    std::string devs;
+    if (auto it = on.find(n.id); it != on.end())
+      for (const std::string& d : it->second) devs += (devs.empty() ? "" : " ") + d;
+    nodes.add({n.id, n.kind, devs});
+  }
+  std::fputs(nodes.str().c_str(), stdout);
+  Table links({"link", "kind", "GB/s", "latency us"});
+  for (const TopoLink& l : t.links())
+    links.add({l.a + " -- " + l.b, std::string(to_string(l.kind)), fixed(l.gbps, 1),
+               fixed(l.latency_us, 1)});
+  std::fputs(links.str().c_str(), stdout);
+  std::printf(
+      "best paths, GB/s per direction (the slowest link on the widest path; 'same': one node):\n");
+  std::vector<std::string> header{""};
+  header.insert(header.end(), ids.begin(), ids.end());
+  Table matrix(header);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    std::vector<std::string> row{ids[i]};
+    for (std::size_t j = 0; j < ids.size(); ++j) {
+      const auto& p = paths[i][j];
+      row.push_back(i == j ? "same"
+                    : p    ? fixed(p->gbps, 0) + " " + std::string(to_string(p->worst))
+                           : "none");
+    }
+    matrix.add(row);
+  }
+  std::fputs(matrix.str().c_str(), stdout);
+}
+
+}  // namespace
+
+void add_topo_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "topo", "The machine as a graph: nodes, links, and the best path between every two");
+  cmd->footer(
+      "The topology file (--save writes it, --topology reads it; sim files use the same links):\n"
+      "  {\"nodes\": [{\"id\": \"gpu0\", \"kind\": \"gpu\"}, ...],\n"
+      "   \"links\": [{\"a\": \"gpu0\", \"b\": \"gpu1\", \"kind\": \"nvlink\", \"gbps\": 450,\n"
+      "              \"latency_us\": 2}, ...]}\n"
+      "kinds: nvlink, pcie, sys, virtual. Draw it: baton topo --dot | dot -Tsvg > machine.svg");
+  auto a = std::make_shared<TopoArgs>();
+  cmd->add_option("-d,--devices", a->devices, "device spec whose topology to discover")
+      ->capture_default_str();
+  cmd->add_option("--topology", a->file, "read this topology file instead of discovering");
+  cmd->add_option("--save", a->save, "also write the topology to this file");
+  cmd->add_flag("--json", a->json, "print JSON: nodes, links, devices per node, best paths");
+  cmd->add_flag("--dot", a->dot, "print the graph in Graphviz's dot language");
+  cmd->callback([a] { run_topo(*a); });
+}
+
+}  // namespace baton::cli
