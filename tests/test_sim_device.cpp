@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -154,6 +155,9 @@ TEST(SimDevice, BadTopologyFilesAreClearErrors) {
       R"({"devices": [{"id": "a", "speed": 1}], "links": [{"a": "a", "b": "q", "gbps": 1}]})",
       R"({"devices": [{"id": "a", "speed": 1, "changes": [{"at_s": -1, "speed": 1}]}]})",
       "not json",
+      R"({"devices": [{"id": "a", "speed": 1, "memory_gbps": -1}]})",
+      R"({"execute": 1, "devices": [{"id": "a", "speed": 1}]})",
+      R"({"devices": [{"id": "a", "speed": 1}], "switches": ["a"]})",
   };
   for (const char* text : cases) {
     try {
@@ -164,6 +168,47 @@ TEST(SimDevice, BadTopologyFilesAreClearErrors) {
       EXPECT_EQ(e.where(), "m.json");
     }
   }
+}
+
+// A kernel bound by memory takes its bytes over the device's bandwidth when
+// that is the longer time (a roofline); its compute time when that is.
+TEST(SimDevice, MemoryBoundKernelsTakeTheirBytesOverTheBandwidth) {
+  const char* path = "test_sim_roofline.json";
+  std::ofstream(path) << R"({"launch_us": 0,
+    "devices": [{"id": "g0", "speed": 1, "memory_gbps": 100}]})";
+  auto set = open_devices(std::string("sim:") + path);
+  std::remove(path);
+  SimDevice& d = sim_dev(set, 0);
+  Kernel k = cost_kernel(1e6);                               // 1 ms of compute per item
+  k.traffic([](Span s) { return 1e9 * double(s.size()); });  // 10 ms of memory per item
+  d.queue(QueueRole::compute).launch(k, {0, 2}, KernelArgs({}));
+  EXPECT_NEAR(d.queue_time(), 20e-3, 1e-12);
+  Kernel compute_bound = cost_kernel(1e8);  // 100 ms per item against 10 ms of memory
+  compute_bound.traffic([](Span s) { return 1e9 * double(s.size()); });
+  d.queue(QueueRole::compute).launch(compute_bound, {0, 1}, KernelArgs({}));
+  EXPECT_NEAR(d.queue_time(), 120e-3, 1e-12);
+}
+
+// Time only (BATON_SIM_EXECUTE=0, "execute": false): a plan of a machine too
+// large to run here. Launches and copies take their time and touch nothing.
+TEST(SimDevice, TimeOnlyRunsNoCodeAndCopiesNothing) {
+  Options o;
+  o.sim_execute = false;
+  auto set = open_devices("sim:1", o);
+  SimDevice& d = sim_dev(set, 0);
+  int runs = 0;
+  Kernel k = cost_kernel(1e6);
+  k.cpu([&runs](Span, const KernelArgs&) { ++runs; });
+  d.queue(QueueRole::compute).launch(k, {0, 3}, KernelArgs({}));
+  EXPECT_EQ(runs, 0);
+  EXPECT_NEAR(d.queue_time(), d.launch_s() + 3e-3, 1e-12);
+  DeviceMemory m = d.allocate(16);
+  std::memset(m.ptr, 0, 16);
+  const std::vector<char> host(16, 7);
+  d.queue(QueueRole::copy_in).write(m, 0, host.data(), host.size(), HostKind::pageable);
+  EXPECT_EQ(static_cast<const char*>(m.ptr)[0], 0) << "bytes were copied";
+  EXPECT_GT(d.queue_time(), d.launch_s() + 3e-3) << "the copy took no time";
+  d.release(m);
 }
 
 // The preset machines open by name, with the links their sources state: a

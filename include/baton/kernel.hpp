@@ -96,7 +96,9 @@ using CpuFn = std::function<void(Span, const KernelArgs&)>;
 // queue handle, the span and the arguments.
 using NativeFn = std::function<void(void* stream, Span, const KernelArgs&)>;
 // Work units of a span, used by the sim backend's virtual clock; one unit runs
-// in 1/speed nanoseconds on a sim device of that speed.
+// in 1/speed nanoseconds on a sim device of that speed. Also, for kernels
+// bound by memory, the bytes a span reads and writes in device memory: a sim
+// device with a memory bandwidth takes the longer of the two times.
 using CostFn = std::function<double(Span)>;
 
 struct GpuCode {
@@ -115,6 +117,7 @@ class Kernel {
   Kernel& opencl(std::string source, std::string entry);
   Kernel& native(BackendKind backend, NativeFn fn);
   Kernel& cost(CostFn fn);
+  Kernel& traffic(CostFn fn);  // bytes of device memory a span touches
 
   const std::string& name() const { return impl_->name; }
   // Unique per Kernel object (copies share it): backends key compiled code on it.
@@ -125,6 +128,7 @@ class Kernel {
   const GpuCode* opencl_code() const { return impl_->has_opencl ? &impl_->opencl : nullptr; }
   const NativeFn* native_fn(BackendKind b) const;
   double cost_of(Span s) const { return impl_->cost ? impl_->cost(s) : double(s.size()); }
+  double traffic_of(Span s) const { return impl_->traffic ? impl_->traffic(s) : 0.0; }
   // True when a device of backend `b` can run this kernel.
   bool runs_on(BackendKind b) const;
 
@@ -136,7 +140,7 @@ class Kernel {
     GpuCode cuda, opencl;
     bool has_cuda = false, has_opencl = false;
     NativeFn native[kBackendCount];
-    CostFn cost;
+    CostFn cost, traffic;
   };
   std::shared_ptr<Impl> impl_;
 };

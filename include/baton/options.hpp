@@ -38,6 +38,8 @@ namespace baton {
     "how long an idle device worker looks for work before it sleeps (us)")                       \
   X(double, sim_launch_us, "BATON_SIM_LAUNCH_US", 5,                                             \
     "sim: virtual cost of one launch (us), where the machine file gives none")                   \
+  X(bool, sim_execute, "BATON_SIM_EXECUTE", true,                                                \
+    "sim: run kernels' cpu code and copy bytes (false: time only, to plan large machines)")      \
   X(bool, cuda_zero_copy, "BATON_CUDA_ZERO_COPY", false,                                         \
     "cuda: map host buffers into the GPU instead of copying")                                    \
   X(int, cuda_copy_threads, "BATON_CUDA_COPY_THREADS", 0,                                        \

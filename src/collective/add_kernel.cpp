@@ -33,6 +33,7 @@ Kernel add_kernel() {
   k.opencl(kOpenclSource, "baton_collective_add");
   // Two loads and a store an element, as the sim backend counts.
   k.cost([](Span s) { return 3.0 * double(s.size()); });
+  k.traffic([](Span s) { return 12.0 * double(s.size()); });
   return k;
 }
 

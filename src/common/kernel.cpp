@@ -42,6 +42,11 @@ Kernel& Kernel::native(BackendKind backend, NativeFn fn) {
   return *this;
 }
 
+Kernel& Kernel::traffic(CostFn fn) {
+  impl_->traffic = std::move(fn);
+  return *this;
+}
+
 Kernel& Kernel::cost(CostFn fn) {
   impl_->cost = std::move(fn);
   return *this;

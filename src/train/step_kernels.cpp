@@ -73,6 +73,14 @@ Kernel grad_kernel(const MlpLayout& layout, int micro_batch) {
   return k;
 }
 
+// Bytes of device memory the update touches per parameter, for the sim
+// backend's roofline (it is bound by memory): one gradient read, the weight
+// and both moments read and written, the bf16 copy written. Read in place,
+// each further accumulator adds 4.
+double update_traffic(Span s) {
+  return 30.0 * double(s.size());
+}
+
 // The update of both reductions over items `s`: arguments 1-6 are params, m,
 // v, the bf16 weights, AdamWRates and AdamWStep; gradient(i) sums item i's.
 template <class Gradient>
@@ -103,6 +111,7 @@ Kernel adamw_shared_kernel() {
     });
   });
   k.cost([](Span s) { return 12.0 * double(s.size()); });
+  k.traffic(update_traffic);
   return k;
 }
 
@@ -132,6 +141,7 @@ Kernel publish_kernel() {
     if (s.begin == p.first) a.ptr<float>(2)[p.slot] = mine ? acc[loss_at(params)] : 0.0f;
   });
   k.cost([](Span s) { return double(s.size()); });
+  k.traffic([](Span s) { return 8.0 * double(s.size()); });  // a float read, one written
   return k;
 }
 
@@ -147,6 +157,7 @@ Kernel adamw_slots_kernel() {
     });
   });
   k.cost([](Span s) { return 12.0 * double(s.size()); });
+  k.traffic(update_traffic);
   return k;
 }
 

@@ -247,6 +247,10 @@ void run_train(const TrainArgs& a) {
   const train::MlpLayout layout(a.shape);
   const double flops = train::flops_per_sample(layout);
   const std::vector<int> counts = device_counts(a.counts, int(able.size()));
+  // Sim devices that keep time only (BATON_SIM_EXECUTE=0) compute nothing: no losses.
+  const bool time_only = !opt.sim_execute && std::any_of(able.begin(), able.end(), [&](int d) {
+    return rt.devices()[std::size_t(d)]->info().backend == BackendKind::sim;
+  });
   auto batch_for = [&](int k) { return a.scaling == "weak" ? a.batch * k : a.batch; };
 
   nlohmann::json j;
@@ -260,6 +264,7 @@ void run_train(const TrainArgs& a) {
   j["dataset"] = a.dataset;
   j["host_memory"] = rt.host_memory();
   j["model_bytes_per_device"] = model_bytes;
+  j["sim_time_only"] = time_only;
 
   // Each device alone, for the speed-up and the oracle.
   std::vector<double> alone(rt.devices().size(), 0.0);
@@ -340,7 +345,9 @@ void run_train(const TrainArgs& a) {
            single ? "-" : fixed(vs_static, 2) + "x",
            ms(parts.step) + " = " + ms(parts.grad) + " + " + ms(parts.update) + " + " +
                ms(parts.rest),
-           fixed(r.losses.front(), 4) + " -> " + fixed(r.losses.back(), 4), held_text, split_text});
+           time_only ? "- (time only)"
+                     : fixed(r.losses.front(), 4) + " -> " + fixed(r.losses.back(), 4),
+           held_text, split_text});
     j["runs"].push_back(
         {{"devices", names_of(rt, r.devices)},
          {"device_count", r.devices.size()},

@@ -19,25 +19,27 @@ class SimDevice::SimQueue final : public Queue {
   explicit SimQueue(SimDevice& dev) : dev_(dev) {}
   void write(DeviceMemory dst, std::size_t off, const void* host, std::size_t bytes,
              HostKind) override {
-    std::memcpy(static_cast<char*>(dst.ptr) + off, host, bytes);
+    if (dev_.execute_) std::memcpy(static_cast<char*>(dst.ptr) + off, host, bytes);
     transfer(bytes);
   }
   void read(void* host, DeviceMemory src, std::size_t off, std::size_t bytes, HostKind) override {
-    std::memcpy(host, static_cast<const char*>(src.ptr) + off, bytes);
+    if (dev_.execute_) std::memcpy(host, static_cast<const char*>(src.ptr) + off, bytes);
     transfer(bytes);
   }
   void copy(DeviceMemory dst, std::size_t doff, DeviceMemory src, std::size_t soff,
             std::size_t bytes) override {
-    std::memmove(static_cast<char*>(dst.ptr) + doff, static_cast<const char*>(src.ptr) + soff,
-                 bytes);
+    if (dev_.execute_)
+      std::memmove(static_cast<char*>(dst.ptr) + doff, static_cast<const char*>(src.ptr) + soff,
+                   bytes);
   }
   void launch(const Kernel& k, Span span, const KernelArgs& args) override {
     const double start = dev_.start_time();
     if (dev_.failed_at(start))
       raise(Errc::device_failed, dev_.name(),
             "simulated failure at t=" + std::to_string(start) + " s");
-    if (const CpuFn* fn = k.cpu_fn()) (*fn)(span, args);
-    dev_.set_queue_time(dev_.finish_time(start + dev_.launch_s(), k.cost_of(span)));
+    if (const CpuFn* fn = k.cpu_fn(); fn && dev_.execute_) (*fn)(span, args);
+    dev_.set_queue_time(
+        dev_.finish_time(start + dev_.launch_s(), k.cost_of(span), k.traffic_of(span)));
   }
   EventPtr record() override { return std::make_shared<SimEvent>(dev_.clock_, dev_.queue_time()); }
   void wait(const EventPtr& e) override {
@@ -59,11 +61,12 @@ class SimDevice::SimQueue final : public Queue {
   SimDevice& dev_;
 };
 
-SimDevice::SimDevice(DeviceInfo info, SimDeviceSpec spec, double launch_us, PathCost host_path,
-                     std::shared_ptr<SimClock> clock)
+SimDevice::SimDevice(DeviceInfo info, SimDeviceSpec spec, double launch_us, bool execute,
+                     PathCost host_path, std::shared_ptr<SimClock> clock)
     : Device(std::move(info)),
       spec_(std::move(spec)),
       launch_us_(launch_us),
+      execute_(execute),
       host_path_(host_path),
       clock_(std::move(clock)),
       queue_(std::make_unique<SimQueue>(*this)) {
@@ -103,7 +106,9 @@ bool SimDevice::copy_from_peer(Queue& q, DeviceMemory dst, std::size_t doff, Dev
   auto it = peers_.find(peer.name());
   if (it == peers_.end()) return false;
   (void)q;  // every role of a sim device is the one queue
-  std::memcpy(static_cast<char*>(dst.ptr) + doff, static_cast<const char*>(src.ptr) + soff, bytes);
+  if (execute_)
+    std::memcpy(static_cast<char*>(dst.ptr) + doff, static_cast<const char*>(src.ptr) + soff,
+                bytes);
   set_queue_time(start_time() + it->second.seconds(double(bytes)));
   return true;
 }
@@ -134,6 +139,14 @@ double SimDevice::finish_time(double start, double work) const {
     t = c.at_s;
   }
   return t + left / (speed_at(t) * 1e9);
+}
+
+double SimDevice::finish_time(double start, double work, double bytes) const {
+  const double compute = finish_time(start, work);
+  if (!(spec_.memory_gbps > 0) || !(bytes > 0)) return compute;
+  // A device slowed (another job on it) has its bandwidth cut alike.
+  const double memory_s = bytes / (spec_.memory_gbps * 1e9) * (spec_.speed / speed_at(start));
+  return std::max(compute, start + memory_s);
 }
 
 double SimDevice::capacity(double t0, double t1) const {
@@ -171,6 +184,7 @@ Backend sim_backend() {
     if (!shared) shared = std::make_shared<SimClock>();
     auto clock = std::static_pointer_cast<SimClock>(shared);
     const double launch_us = m.launch_us >= 0 ? m.launch_us : ctx.options().sim_launch_us;
+    const bool execute = m.execute >= 0 ? m.execute == 1 : ctx.options().sim_execute;
     for (const auto& d : m.devices) ctx.add_node({d.id, "sim"});
     for (const auto& sw : m.switches) ctx.add_node({sw, "switch"});
     for (const auto& l : m.links) ctx.add_link(l);
@@ -192,7 +206,7 @@ Backend sim_backend() {
       info.peak_gflops = d.speed;
       info.pipeline_depth = 1;
       auto dev =
-          std::make_unique<SimDevice>(std::move(info), d, launch_us,
+          std::make_unique<SimDevice>(std::move(info), d, launch_us, execute,
                                       PathCost{host->gbps, host->latency_us, host->kind, 1}, clock);
       made.push_back(dev.get());
       list.push_back(std::move(dev));

@@ -25,6 +25,7 @@ struct SimSpeedChange {
 struct SimDeviceSpec {
   std::string id;  // topology node id
   double speed = 1;
+  double memory_gbps = 0;  // device memory bandwidth (GB/s); 0: kernels' bytes cost nothing
   std::vector<SimSpeedChange> changes;
   double fail_at_s = -1;  // < 0: never fails
 };
@@ -35,6 +36,7 @@ struct SimMachine {
   std::vector<TopoLink>
       links;              // between device, switch ids and "host"; every device has one to host
   double launch_us = -1;  // < 0: BATON_SIM_LAUNCH_US
+  int execute = -1;  // run kernels and copy bytes (1), keep time only (0); < 0: BATON_SIM_EXECUTE
 };
 
 // Parses the args of a sim spec item: "8,4,2,1", a path to a JSON file, or
@@ -61,7 +63,9 @@ class SimEvent final : public Event {
 
 class SimDevice final : public Device {
  public:
-  SimDevice(DeviceInfo info, SimDeviceSpec spec, double launch_us, PathCost host_path,
+  // `execute` false: launches and copies take their virtual time and touch
+  // no memory (a plan of a machine too large to run on this host).
+  SimDevice(DeviceInfo info, SimDeviceSpec spec, double launch_us, bool execute, PathCost host_path,
             std::shared_ptr<SimClock> clock);
   DeviceMemory allocate(std::size_t bytes) override;
   void release(DeviceMemory memory) override;
@@ -75,6 +79,9 @@ class SimDevice final : public Device {
   void fail_at(double at_s) { spec_.fail_at_s = at_s; }
   // Virtual time at which `work` units started at `start` are done.
   double finish_time(double start, double work) const;
+  // The same for a kernel of `work` units touching `bytes` of device memory:
+  // the later of its compute and its memory time (a roofline).
+  double finish_time(double start, double work, double bytes) const;
   double capacity(double t0, double t1) const;
   double speed_at(double t) const;
   bool failed_at(double t) const { return spec_.fail_at_s >= 0 && t >= spec_.fail_at_s; }
@@ -91,6 +98,7 @@ class SimDevice final : public Device {
 
   SimDeviceSpec spec_;
   double launch_us_;
+  bool execute_;
   PathCost host_path_;
   std::shared_ptr<SimClock> clock_;
   std::map<std::string, PathCost> peers_;

@@ -1,7 +1,8 @@
 // The ways to describe sim devices: a list of speeds, or a JSON file (a
 // preset's name stands for presets/NAME.json):
-// {"about": "where the figures come from", "launch_us": 5,
-//  "devices": [{"id": "gpu0", "speed": 8, "changes": [{"at_s": 0.5, "speed": 2}], "fail_at_s": 1}],
+// {"about": "where the figures come from", "launch_us": 5, "execute": true,
+//  "devices": [{"id": "gpu0", "speed": 8, "memory_gbps": 3350,
+//               "changes": [{"at_s": 0.5, "speed": 2}], "fail_at_s": 1}],
 //  "switches": ["nvswitch"],
 //  "links":   [{"a": "gpu0", "b": "host", "kind": "pcie", "gbps": 55, "latency_us": 5}]}
 // Devices without a link to host get a default PCIe-like one.
@@ -88,6 +89,10 @@ SimMachine sim_machine_from_json(const std::string& text, const std::string& ori
   if (!j.is_object() || !j.contains("devices") || !j["devices"].is_array() || j["devices"].empty())
     bad("needs a non-empty \"devices\" array");
   SimMachine m;
+  if (j.contains("execute")) {
+    if (!j["execute"].is_boolean()) bad("execute must be true or false");
+    m.execute = j["execute"].get<bool>() ? 1 : 0;
+  }
   if (j.contains("launch_us")) {
     m.launch_us = number(j, "launch_us", 0, "top level");
     if (m.launch_us < 0) bad("launch_us must not be negative");
@@ -106,6 +111,8 @@ SimMachine sim_machine_from_json(const std::string& text, const std::string& ori
     d.speed = number(o, "speed", 0, ctx);
     if (!(d.speed > 0)) bad(ctx + ".speed must be positive");
     d.fail_at_s = number(o, "fail_at_s", -1, ctx);
+    d.memory_gbps = number(o, "memory_gbps", 0, ctx);
+    if (d.memory_gbps < 0) bad(ctx + ".memory_gbps must not be negative");
     if (o.contains("changes")) {
       if (!o["changes"].is_array()) bad(ctx + ".changes must be an array");
       for (const auto& c : o["changes"]) {
