@@ -150,6 +150,15 @@ class Runtime {
   // tasks pinned to it, and the rest once no other device can).
   void set_standalone_rates(const Kernel& kernel, std::vector<double> rates);
 
+  // Tracing, to see where the time goes: from start_trace() (call it with no
+  // task under way) each device notes a span per chunk and task it runs, and
+  // trace_span() adds the caller's own (a training step) on a host track.
+  // write_trace() waits for every task, writes Chrome/Perfetto trace-event
+  // JSON (ui.perfetto.dev, chrome://tracing: a track per device) and stops.
+  void start_trace();
+  void trace_span(const std::string& name, double begin_s, double end_s);  // clock() times
+  void write_trace(const std::string& path);
+
  private:
   struct Packed {
     std::vector<detail::RunArg>* args = nullptr;  // this thread's scratch

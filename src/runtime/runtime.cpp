@@ -1,6 +1,7 @@
 #include "baton/runtime.hpp"
 
 #include <algorithm>
+#include <fstream>
 
 #include "baton/error.hpp"
 #include "device/host_memory.hpp"
@@ -183,6 +184,26 @@ void Runtime::set_standalone_rates(const Kernel& kernel, std::vector<double> rat
   std::vector<char> left_out(rates.size());
   for (std::size_t d = 0; d < rates.size(); ++d) left_out[d] = !(rates[d] > 0);
   engine_->set_rates(kernel, rates, left_out);
+}
+
+void Runtime::start_trace() {
+  engine_->trace_log().start();
+}
+
+void Runtime::trace_span(const std::string& name, double begin_s, double end_s) {
+  detail::TraceSpan s;
+  s.name = name;
+  s.begin_s = begin_s;
+  s.end_s = end_s;
+  engine_->trace_log().add_host(std::move(s));
+}
+
+void Runtime::write_trace(const std::string& path) {
+  wait_all();
+  const std::string json = engine_->trace_log().finish(clock().is_virtual());
+  std::ofstream out(path);
+  out << json << "\n";
+  if (!out) raise(Errc::invalid_argument, "trace", "cannot write '" + path + "'");
 }
 
 }  // namespace baton

@@ -43,7 +43,8 @@ Engine::Engine(DeviceSet& devices, const Options& options, const std::vector<Pol
       options_(options),
       owner_(owner),
       clock_(devices.devices.at(0)->clock()),
-      machine_(machine_of(devices, options)) {
+      machine_(machine_of(devices, options)),
+      trace_(machine_.names) {
   static std::atomic<std::uint64_t> engines{0};
   serial_ = engines.fetch_add(1) + 1;
   for (const auto& d : set_.devices)

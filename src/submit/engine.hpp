@@ -86,6 +86,7 @@ class Engine final : public HostAccessGuard {
   const std::vector<double>* known_rates(const Kernel& kernel, int pinned = -1);
 
   Clock& clock() { return clock_; }
+  TraceLog& trace_log() { return trace_; }
   const MachineView& machine() const { return machine_; }
   // Buffers made by the runtime: dropped node data and rehomed replicas
   // reach them when a device fails.
@@ -191,6 +192,7 @@ class Engine final : public HostAccessGuard {
   std::uint64_t serial_ = 0;  // unique in the process, for caches keyed by engine
   Clock& clock_;
   MachineView machine_;
+  TraceLog trace_;  // a track per device, in device order
   std::vector<PolicySlot> policies_;
   std::atomic<bool> any_stealing_{false};
   std::vector<std::unique_ptr<Worker>> workers_;

@@ -415,6 +415,7 @@ void Worker::issue_task(TaskRecord* t, int victim) {
       }
   engine_.left_queue(t, index_);
   const double start = engine_.learns(t) ? now() : -1;
+  const double traced = engine_.trace_log().on() ? now() : -1;
   const Span span{t->range.first, t->range.first + t->range.n};
   Enqueued q;
   EventPtr done;
@@ -442,7 +443,7 @@ void Worker::issue_task(TaskRecord* t, int victim) {
   counters_.add(counters_.bytes_out, q.bytes_out);
   if (victim >= 0) counters_.add(counters_.steals, 1);
   engine_.issued(t, done, index_, *this);
-  InFlight f{t, nullptr, span, std::move(done), start, 0};
+  InFlight f{t, nullptr, span, std::move(done), start, 0, traced, victim >= 0};
   // A device that runs work as it is enqueued (no pipeline) is done already.
   if (depth_ == 1 && flight_.empty() && done_now(f.done))
     completed(f);
@@ -464,6 +465,7 @@ void Worker::issue_chunk(Participation& p, const Take& take) {
   const Span items{t->range.first + take.span.begin, t->range.first + take.span.end};
   if (take.left_work && engine_.any_idle()) engine_.wake_one(index_);
   const double start = now();
+  const double traced = engine_.trace_log().on() ? start : -1;
   const std::uint64_t step = take.launch ? take.launch : items.size();
   Enqueued q;
   EventPtr done;
@@ -489,7 +491,7 @@ void Worker::issue_chunk(Participation& p, const Take& take) {
   if (take.victim >= 0) counters_.add(counters_.steals, 1);
   ++p.in_flight;
   ++chunks_in_flight_;
-  InFlight f{t, &p, take.span, std::move(done), start, step};
+  InFlight f{t, &p, take.span, std::move(done), start, step, traced, take.victim >= 0};
   if (depth_ == 1 && flight_.empty() && done_now(f.done))
     completed(f);
   else
@@ -548,7 +550,24 @@ bool Worker::reap(bool block) {
   return done_count > 0;
 }
 
+void Worker::trace(const InFlight& f, double now_s) {
+  TraceLog& log = engine_.trace_log();
+  if (f.traced_s < 0 || !log.on()) return;
+  // Pipelined work: a span starts when the one before it ended, if later than its issue.
+  TraceSpan s;
+  s.name = f.task->kernel->kernel.name();
+  s.begin_s = std::max(traced_until_s_, f.traced_s);
+  s.end_s = now_s;
+  s.first = f.part ? f.task->range.first + f.span.begin : f.span.begin;
+  s.items = f.span.size();
+  s.chunk = f.part != nullptr;
+  s.stolen = f.stolen;
+  traced_until_s_ = now_s;
+  log.add(index_, std::move(s));
+}
+
 void Worker::completed(InFlight& f) {
+  if (f.traced_s >= 0) trace(f, now());
   double seconds = 0;
   if (f.issued_s >= 0) {
     const double t = now();

@@ -23,6 +23,7 @@
 #include "submit/policy_hooks.hpp"
 #include "submit/task.hpp"
 #include "submit/task_pool.hpp"
+#include "submit/trace_log.hpp"
 
 namespace baton::detail {
 
@@ -123,7 +124,11 @@ class Worker {
     EventPtr done;
     double issued_s = -1;    // < 0: not timed (its policy does not learn from run times)
     std::uint64_t step = 0;  // chunks: launched in pieces of at most this many items
+    double traced_s = -1;    // when it was issued, while tracing; < 0: not traced
+    bool stolen = false;
   };
+  // Notes a span in the trace for `f`, done now, if it is traced.
+  void trace(const InFlight& f, double now_s);
 
   void run();
   void bind();
@@ -206,6 +211,7 @@ class Worker {
   // Timing of back-to-back work: its cost is the time since the previous
   // completion when they overlap.
   double prev_done_s_ = 0, busy_since_s_ = -1, last_chunk_s_ = 0;
+  double traced_until_s_ = 0;      // the end of this worker's last traced span
   std::uint64_t unpublished_ = 0;  // tasks finished, not yet counted in the engine
 
   Prepared scratch_;

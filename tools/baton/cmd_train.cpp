@@ -37,6 +37,7 @@ struct TrainArgs {
   std::string scaling = "weak";
   std::string collective = "auto";
   bool no_overlap = false;
+  std::string trace;  // Chrome/Perfetto trace-event JSON of every run
   std::string counts;
   float lr = 1e-3f;
   std::uint64_t seed = 1;
@@ -186,7 +187,9 @@ Run run_training(Runtime& rt, const TrainArgs& a, std::vector<int> devices, int 
   double start = rt.clock().now();
   const int total = a.warmup + a.steps;
   for (int s = 1; s <= total; ++s) {
+    const double step_start = rt.clock().now();
     const train::StepResult step = t.step();
+    rt.trace_span(label + " step " + std::to_string(s), step_start, rt.clock().now());
     r.losses.push_back(step.loss);
     r.step_s.push_back(step.seconds);
     r.grad_s.push_back(step.grad.makespan_s);
@@ -231,6 +234,7 @@ void run_train(const TrainArgs& a) {
   Options opt = env_options();
   opt.devices = a.devices;
   Runtime rt(opt);
+  if (!a.trace.empty()) rt.start_trace();
 
   // Who can train, with the configuration and the model's fit checked
   // before anything runs.
@@ -299,6 +303,7 @@ void run_train(const TrainArgs& a) {
     }
   }
   progress_done();
+  if (!a.trace.empty()) rt.write_trace(a.trace);
 
   j["devices"] = nlohmann::json::array();
   for (int d : able)
@@ -463,6 +468,9 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--lr", a->lr, "AdamW learning rate")->capture_default_str();
   cmd->add_option("--seed", a->seed, "seed of the weights and the data")->capture_default_str();
   cmd->add_flag("--json", a->json, "print the results as JSON instead of a table");
+  cmd->add_option("--trace", a->trace,
+                  "write a trace of every run to this file (Chrome/Perfetto trace-event JSON: a "
+                  "track per device with a span per chunk, a host track with a span per step)");
   cmd->add_option("--json-out", a->json_out, "also write the results as JSON to this file");
   cmd->callback([a] { run_train(*a); });
 }

@@ -1,0 +1,47 @@
+// What a run did, span by span, for a person to see: while tracing is on,
+// each worker notes every chunk and task it ran (from its issue, or the
+// previous completion where work is pipelined, to the completion the worker
+// saw) into a buffer of its own, and the host adds spans of its own (a
+// training step). Written as Chrome/Perfetto trace-event JSON: one track per
+// device, one for the host.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace baton::detail {
+
+struct TraceSpan {
+  std::string name;  // the kernel's, or the host's label
+  double begin_s = 0, end_s = 0;
+  std::uint64_t first = 0, items = 0;  // the items it ran (none for a host span)
+  bool chunk = false;                  // a chunk of a spread task (else a whole task)
+  bool stolen = false;
+};
+
+class TraceLog {
+ public:
+  explicit TraceLog(std::vector<std::string> tracks) : tracks_(std::move(tracks)) {
+    per_track_.resize(tracks_.size() + 1);  // the last: the host
+  }
+  bool on() const { return on_.load(std::memory_order_relaxed); }
+  void start();
+  // The spans so far as trace-event JSON (`simulated`: times are virtual),
+  // and tracing stops; the spans are dropped.
+  std::string finish(bool simulated);
+  // From track `track`'s worker only, while on.
+  void add(int track, TraceSpan span) { per_track_[std::size_t(track)].push_back(std::move(span)); }
+  // From any host thread.
+  void add_host(TraceSpan span);
+
+ private:
+  std::atomic<bool> on_{false};
+  std::vector<std::string> tracks_;
+  std::vector<std::vector<TraceSpan>> per_track_;
+  std::mutex host_mu_;
+};
+
+}  // namespace baton::detail

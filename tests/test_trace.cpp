@@ -1,0 +1,84 @@
+// Traces: the file a run writes parses as trace-event JSON, has a track per
+// device and one for the host, and its spans add up to the run's RunStats.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "baton/runtime.hpp"
+
+using namespace baton;
+
+TEST(Trace, SpansAddUpToTheRunsStats) {
+  Options o;
+  o.devices = "sim:4,2,1";
+  o.perf_model_file = "";
+  Runtime rt(o);
+  Kernel k("traced");
+  k.cpu([](Span, const KernelArgs&) {});
+  k.cost([](Span s) { return 1e4 * double(s.size()); });
+  auto x = rt.buffer<float>(7000);
+  rt.start_trace();
+  const double begin = rt.clock().now();
+  const RunStats stats = rt.parallel_for(Range{7000}, k, inout(x), Policy::ws());
+  rt.trace_span("the run", begin, rt.clock().now());
+  const std::string path = "test_trace.json";
+  rt.write_trace(path);
+  std::ifstream in(path);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  std::remove(path.c_str());
+
+  std::map<int, std::string> tracks;
+  std::map<int, std::uint64_t> items, chunks;
+  std::map<int, double> busy_us;
+  int host_spans = 0;
+  for (const auto& e : j.at("traceEvents")) {
+    const int tid = e.at("tid").get<int>();
+    if (e.at("ph") == "M" && e.at("name") == "thread_name")
+      tracks[tid] = e.at("args").at("name").get<std::string>();
+    if (e.at("ph") != "X") continue;
+    if (e.at("name") == "the run") {
+      ++host_spans;
+      continue;
+    }
+    ASSERT_EQ(e.at("name"), "traced");
+    EXPECT_GE(e.at("dur").get<double>(), 0.0);
+    items[tid] += e.at("args").at("items").get<std::uint64_t>();
+    chunks[tid] += e.at("args").at("kind") == "chunk";
+    busy_us[tid] += e.at("dur").get<double>();
+  }
+  EXPECT_EQ(host_spans, 1);
+  ASSERT_EQ(tracks.size(), 4u) << "a track per device and the host";
+  EXPECT_EQ(tracks[3], "host");
+  std::uint64_t all = 0;
+  for (int d = 0; d < 3; ++d) {
+    const DeviceStats& s = stats.devices[std::size_t(d)];
+    EXPECT_EQ(tracks[d], s.name);
+    EXPECT_EQ(items[d], s.items) << s.name;
+    EXPECT_EQ(chunks[d], s.chunks) << s.name;
+    EXPECT_NEAR(busy_us[d] * 1e-6, s.busy_s, 1e-3 * s.busy_s + 1e-9) << s.name;
+    all += items[d];
+  }
+  EXPECT_EQ(all, 7000u);
+}
+
+TEST(Trace, NothingIsNotedWhileItIsOff) {
+  Options o;
+  o.devices = "sim:1";
+  o.perf_model_file = "";
+  Runtime rt(o);
+  Kernel k("untraced");
+  k.cpu([](Span, const KernelArgs&) {});
+  auto x = rt.buffer<float>(100);
+  rt.parallel_for(Range{100}, k, inout(x));
+  rt.start_trace();
+  const std::string path = "test_trace_off.json";
+  rt.write_trace(path);
+  std::ifstream in(path);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  std::remove(path.c_str());
+  for (const auto& e : j.at("traceEvents")) EXPECT_NE(e.at("ph"), "X") << e.dump();
+}
