@@ -105,8 +105,8 @@ class Trainer {
   // How the gradient is summed: "in place" or the communicator's name, and
   // why where "auto" chose less than the best.
   std::string collective() const;
-  // Per device of the Runtime: micro-batches/s as last measured (at first its
-  // peak figure), 0 for a device that takes no part.
+  // Per device of the Runtime: micro-batches/s, the median of the last steps'
+  // (at first its peak figure), 0 for a device that takes no part.
   const std::vector<double>& rates() const { return rates_; }
 
  private:
@@ -147,6 +147,7 @@ class Trainer {
   StepKernels kernels_;
   std::vector<int> devices_;
   std::vector<double> rates_;
+  std::vector<std::vector<double>> seen_;  // per device: its rates in the last steps
   Buffer<float> params_, m_, v_;
   Buffer<std::uint16_t> weights_bf16_;  // what GPUs compute with, written by each update
   PerDevice<float> accumulator_;

@@ -43,6 +43,24 @@ TEST(TrainingSim, RatesAreLearnedInTheFirstStep) {
   }
 }
 
+// A device slowed for one step only (a burst of another job) does not swing
+// the split of the steps after it: rates are the median of the last steps'.
+TEST(TrainingSim, OneSlowStepDoesNotSwingTheSplit) {
+  Runtime rt = runtime_of("sim:4,2,1");
+  Trainer t(rt, tiny("weighted", 1400));
+  for (int s = 0; s < 4; ++s) t.step();
+  const StepResult before = t.step();
+  rt.wait_all();
+  sim::change_speed(*rt.devices()[0], rt.clock().now(), 1.0);
+  t.step();  // device 0 at a quarter of its speed
+  rt.wait_all();
+  sim::change_speed(*rt.devices()[0], rt.clock().now(), 4.0);
+  const StepResult after = t.step();
+  for (int d = 0; d < 3; ++d)
+    EXPECT_NEAR(double(after.grad.devices[d].items), double(before.grad.devices[d].items), 1.0)
+        << "device " << d;
+}
+
 // A device that slows down after its rate was learned (another job starts on
 // it): under ws the others take over its micro-batches within the next step;
 // a split by the rates learned waits for it.
