@@ -287,19 +287,21 @@ bool Trainer::drop_failed(const RunStats& grad, std::vector<std::string>& failur
   return true;
 }
 
-// A device's rate is the median of the last few steps' (the first step's
-// alone until a second is measured: it pays one-time costs, cuBLASLt's plans
-// and first allocations). One step's figure swings with what ran beside the
-// device (partitions of a GPU share its memory): split by it alone, the next
-// step's split swung back and forth for ten steps on the H200.
+// A device's rate is the median of the last few steps'. One step's figure
+// swings with what ran beside the device (partitions of a GPU share its
+// memory; a device that finishes last ran partly alone, faster): split by it
+// alone, the next step's split swung back and forth for ten steps on the
+// H200. The first step is not learned from on real devices: it pays one-time
+// costs (cuBLASLt's plans, first allocations), and the second step's split
+// by the peak figures is the better guess; on virtual time it is exact.
 void Trainer::learn(const RunStats& grad) {
   constexpr std::size_t kKept = 5;
+  if (step_ == 1 && !rt_.clock().is_virtual()) return;
   seen_.resize(rates_.size());
   for (int d : devices_) {
     const DeviceStats& s = grad.devices[std::size_t(d)];
     if (!(s.items > 0 && s.busy_s > 0)) continue;
     std::vector<double>& seen = seen_[std::size_t(d)];
-    if (step_ == 2) seen.clear();
     seen.push_back(double(s.items) / s.busy_s);
     if (seen.size() > kKept) seen.erase(seen.begin());
     std::vector<double> sorted = seen;
