@@ -9,10 +9,13 @@
 //            order (so every split of the work gives the same bits), takes
 //            one AdamW step and writes the weight's bf16 copy.
 //   losses_shared: one item; the loss of each device's accumulator.
-//   Elsewhere each device first copies its accumulator to a slot:
-//   publish: one device's accumulator into its slot of the gradient slots,
-//            its loss into its loss slot.
-//   adamw_slots: as adamw_shared, over the slots in slot order.
+//   Elsewhere each device first copies its accumulator to a slot, which a
+//   communicator reduces (collective/):
+//   publish: one device's accumulator into its slot, its loss into its loss
+//            slot.
+//   adamw_slots: as adamw_shared, over gradients read from slots (`slots` of
+//            them, `stride` apart, summed in order; the trainer passes the one
+//            slot that holds a share's reduced sum).
 #pragma once
 
 #include <cstdint>

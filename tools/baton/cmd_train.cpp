@@ -6,6 +6,7 @@
 // against static, and where a step's time goes.
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -233,6 +234,8 @@ void run_train(const TrainArgs& a) {
                         [](const std::string& p) { return p == "static"; });
   Options opt = env_options();
   opt.devices = a.devices;
+  if (!a.trace.empty() && !std::ofstream(a.trace))
+    raise(Errc::invalid_argument, "--trace", "cannot write '" + a.trace + "'");
   Runtime rt(opt);
   if (!a.trace.empty()) rt.start_trace();
 
