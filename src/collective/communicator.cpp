@@ -10,6 +10,16 @@
 
 namespace baton::collective {
 
+std::vector<Piece> Communicator::reduce_scatter(const std::vector<Buffer<float>>& slots,
+                                                Piece bucket, const std::vector<double>& weights,
+                                                std::vector<Task>& tasks) {
+  const std::size_t k = ranks().size();
+  if (slots.size() != k || weights.size() != k)
+    raise(Errc::invalid_argument, name(),
+          "one slot and one weight per rank (" + std::to_string(k) + " ranks)");
+  return reduce(slots, bucket, weights, tasks);
+}
+
 std::unique_ptr<Communicator> make_communicator(Runtime& rt, const std::vector<int>& devices,
                                                 const std::string& kind, std::string* why) {
   if (kind != "auto" && kind != "ring" && kind != "nccl")

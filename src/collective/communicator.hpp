@@ -29,10 +29,16 @@ class Communicator {
   // Submits the reduction of `bucket` of `slots` (one per rank): once the
   // tasks appended to `tasks` are done, slots[p] holds the sum of every slot
   // over the piece returned for rank p. The pieces are `bucket` cut by
-  // `weights` (per rank), on 16-byte boundaries.
-  virtual std::vector<Piece> reduce_scatter(const std::vector<Buffer<float>>& slots, Piece bucket,
-                                            const std::vector<double>& weights,
-                                            std::vector<Task>& tasks) = 0;
+  // `weights` (per rank), on 16-byte boundaries. Error(invalid_argument)
+  // unless there is one slot and one weight per rank.
+  std::vector<Piece> reduce_scatter(const std::vector<Buffer<float>>& slots, Piece bucket,
+                                    const std::vector<double>& weights, std::vector<Task>& tasks);
+
+ private:
+  // reduce_scatter, its arguments checked.
+  virtual std::vector<Piece> reduce(const std::vector<Buffer<float>>& slots, Piece bucket,
+                                    const std::vector<double>& weights,
+                                    std::vector<Task>& tasks) = 0;
 };
 
 // "auto": NCCL where every device is a whole CUDA GPU of its own and NCCL

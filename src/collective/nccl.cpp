@@ -128,14 +128,9 @@ std::string Nccl::name() const {
          "." + std::to_string(version_ % 100);
 }
 
-std::vector<Piece> Nccl::reduce_scatter(const std::vector<Buffer<float>>& slots, Piece bucket,
-                                        const std::vector<double>& weights,
-                                        std::vector<Task>& tasks) {
-  const std::size_t k = ranks_.size();
-  if (slots.size() != k || weights.size() != k)
-    raise(Errc::invalid_argument, "nccl",
-          "one slot and one weight per rank (" + std::to_string(k) + " ranks)");
-  for (std::size_t r = 0; r < k; ++r)
+std::vector<Piece> Nccl::reduce(const std::vector<Buffer<float>>& slots, Piece bucket,
+                                const std::vector<double>& weights, std::vector<Task>& tasks) {
+  for (std::size_t r = 0; r < ranks_.size(); ++r)
     tasks.push_back(rt_.submit(Range{bucket.size(), 0, bucket.begin}, kernels_[r],
                                inout(slots[r], elements(bucket.begin, bucket.end)),
                                inout(order_, elements(r, r + 1)), on(ranks_[r])));

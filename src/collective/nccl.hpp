@@ -22,11 +22,11 @@ class Nccl : public Communicator {
 
   std::string name() const override;
   const std::vector<int>& ranks() const override { return ranks_; }
-  std::vector<Piece> reduce_scatter(const std::vector<Buffer<float>>& slots, Piece bucket,
-                                    const std::vector<double>& weights,
-                                    std::vector<Task>& tasks) override;
 
  private:
+  // An all-reduce of the bucket in every rank's slot: any share holds the sum.
+  std::vector<Piece> reduce(const std::vector<Buffer<float>>& slots, Piece bucket,
+                            const std::vector<double>& weights, std::vector<Task>& tasks) override;
   Runtime& rt_;
   std::vector<int> ranks_;
   std::vector<void*> comms_;     // an ncclComm_t per rank

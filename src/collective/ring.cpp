@@ -30,13 +30,9 @@ Ring::Ring(Runtime& rt, std::vector<int> devices)
   if (ranks_.empty()) raise(Errc::invalid_argument, "ring", "a ring needs at least one device");
 }
 
-std::vector<Piece> Ring::reduce_scatter(const std::vector<Buffer<float>>& slots, Piece bucket,
-                                        const std::vector<double>& weights,
-                                        std::vector<Task>& tasks) {
+std::vector<Piece> Ring::reduce(const std::vector<Buffer<float>>& slots, Piece bucket,
+                                const std::vector<double>& weights, std::vector<Task>& tasks) {
   const std::size_t k = ranks_.size();
-  if (slots.size() != k || weights.size() != k)
-    raise(Errc::invalid_argument, "ring",
-          "one slot and one weight per rank (" + std::to_string(k) + " ranks)");
   // Rank p ends holding chunk p + 1 (mod k), so chunk c is sized by rank c - 1's weight.
   std::vector<double> by_chunk(k);
   for (std::size_t c = 0; c < k; ++c) by_chunk[c] = weights[(c + k - 1) % k];

@@ -25,13 +25,11 @@ class Ring : public Communicator {
   // The devices in ring order: rank p sends to rank p + 1 (mod k).
   const std::vector<int>& ranks() const override { return ranks_; }
 
+ private:
   // Slots are left with partial sums outside each rank's piece. Sums run in
   // ring order, the same every step.
-  std::vector<Piece> reduce_scatter(const std::vector<Buffer<float>>& slots, Piece bucket,
-                                    const std::vector<double>& weights,
-                                    std::vector<Task>& tasks) override;
-
- private:
+  std::vector<Piece> reduce(const std::vector<Buffer<float>>& slots, Piece bucket,
+                            const std::vector<double>& weights, std::vector<Task>& tasks) override;
   Runtime& rt_;
   std::vector<int> ranks_;
   Kernel add_;
