@@ -23,18 +23,22 @@ __kernel void baton_collective_add(ulong begin, ulong end, __global float* to,
 }  // namespace
 
 Kernel add_kernel() {
-  Kernel k("collective.add");
-  k.cpu([](Span s, const KernelArgs& a) {
-    float* to = a.ptr<float>(0);
-    const float* from = a.ptr<float>(1);
-    for (std::uint64_t i = s.begin; i < s.end; ++i) to[i] += from[i];
-  });
-  k.cuda_source(kCudaSource, "baton_collective_add");
-  k.opencl(kOpenclSource, "baton_collective_add");
-  // Two loads and a store an element, as the sim backend counts.
-  k.cost([](Span s) { return 3.0 * double(s.size()); });
-  k.traffic([](Span s) { return 12.0 * double(s.size()); });
-  return k;
+  // One kernel for every ring: its GPU code is compiled once, not for each.
+  static const Kernel shared = [] {
+    Kernel k("collective.add");
+    k.cpu([](Span s, const KernelArgs& a) {
+      float* to = a.ptr<float>(0);
+      const float* from = a.ptr<float>(1);
+      for (std::uint64_t i = s.begin; i < s.end; ++i) to[i] += from[i];
+    });
+    k.cuda_source(kCudaSource, "baton_collective_add");
+    k.opencl(kOpenclSource, "baton_collective_add");
+    // Two loads and a store an element, as the sim backend counts.
+    k.cost([](Span s) { return 3.0 * double(s.size()); });
+    k.traffic([](Span s) { return 12.0 * double(s.size()); });
+    return k;
+  }();
+  return shared;
 }
 
 }  // namespace baton::collective
