@@ -1,10 +1,7 @@
 #include "collective/nccl.hpp"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <cstring>
-#include <type_traits>
 
 #include "baton/error.hpp"
 #include "device/cuda/driver_api.hpp"
@@ -35,15 +32,11 @@ const NcclApi& api() {
       a.error = "libnccl.so.2 did not load: " + lib.error;
       return a;
     }
-    auto take = [&](auto& fn, const char* name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib.handle, name));
-      if (!fn && a.error.empty()) a.error = std::string("libnccl.so.2 has no ") + name;
-    };
-    take(a.get_version, "ncclGetVersion");
-    take(a.error_string, "ncclGetErrorString");
-    take(a.comm_init_all, "ncclCommInitAll");
-    take(a.comm_destroy, "ncclCommDestroy");
-    take(a.all_reduce, "ncclAllReduce");
+    cuda::resolve(lib, a.get_version, "ncclGetVersion", "NCCL", a.error);
+    cuda::resolve(lib, a.error_string, "ncclGetErrorString", "NCCL", a.error);
+    cuda::resolve(lib, a.comm_init_all, "ncclCommInitAll", "NCCL", a.error);
+    cuda::resolve(lib, a.comm_destroy, "ncclCommDestroy", "NCCL", a.error);
+    cuda::resolve(lib, a.all_reduce, "ncclAllReduce", "NCCL", a.error);
     return a;
   }();
   return loaded;

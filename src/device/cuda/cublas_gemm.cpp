@@ -1,7 +1,6 @@
 #include "device/cuda/cublas_gemm.hpp"
 
 #include <cublas_v2.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <map>
@@ -49,13 +48,11 @@ Cublas load() {
     api.error = "cuBLAS not found (" + lib.error + ")";
     return api;
   }
-#define BATON_CUBLAS_RESOLVE(name)                                                     \
-  api.name = reinterpret_cast<decltype(api.name)>(dlsym(lib.handle, BATON_STR(name))); \
-  if (!api.name) api.error = "cuBLAS lacks " BATON_STR(name);
+#define BATON_CUBLAS_RESOLVE(name) \
+  cuda::resolve(lib, api.name, BATON_STR(name), "cuBLAS", api.error);
   BATON_CUBLAS_FUNCTIONS(BATON_CUBLAS_RESOLVE)
 #undef BATON_CUBLAS_RESOLVE
-  api.gemm_ex = reinterpret_cast<GemmExFn>(dlsym(lib.handle, "cublasGemmEx"));
-  if (!api.gemm_ex) api.error = "cuBLAS lacks cublasGemmEx";
+  cuda::resolve(lib, api.gemm_ex, "cublasGemmEx", "cuBLAS", api.error);
   return api;
 }
 

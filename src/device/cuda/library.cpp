@@ -16,4 +16,8 @@ Library open_library(std::initializer_list<const char*> sonames) {
   return lib;
 }
 
+void* symbol(const Library& lib, const char* name) {
+  return dlsym(lib.handle, name);
+}
+
 }  // namespace baton::cuda

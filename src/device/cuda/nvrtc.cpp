@@ -1,6 +1,5 @@
 #include "device/cuda/nvrtc.hpp"
 
-#include <dlfcn.h>
 #include <nvrtc.h>
 
 #include "baton/error.hpp"
@@ -33,9 +32,7 @@ Nvrtc load() {
     api.error = "NVRTC not found (" + lib.error + ")";
     return api;
   }
-#define BATON_NVRTC_RESOLVE(name)                                            \
-  api.name = reinterpret_cast<decltype(api.name)>(dlsym(lib.handle, #name)); \
-  if (!api.name) api.error = "NVRTC lacks " #name;
+#define BATON_NVRTC_RESOLVE(name) resolve(lib, api.name, #name, "NVRTC", api.error);
   BATON_NVRTC_FUNCTIONS(BATON_NVRTC_RESOLVE)
 #undef BATON_NVRTC_RESOLVE
   return api;

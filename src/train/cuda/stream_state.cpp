@@ -1,7 +1,5 @@
 #include "train/cuda/stream_state.hpp"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <memory>
 #include <mutex>
@@ -22,9 +20,7 @@ const Lt& lt() {
       a.error = "cuBLASLt not found (" + lib.error + ")";
       return a;
     }
-#define BATON_LT_RESOLVE(name)                                           \
-  a.name = reinterpret_cast<decltype(a.name)>(dlsym(lib.handle, #name)); \
-  if (!a.name) a.error = "cuBLASLt lacks " #name;
+#define BATON_LT_RESOLVE(name) cuda::resolve(lib, a.name, #name, "cuBLASLt", a.error);
     BATON_LT_FUNCTIONS(BATON_LT_RESOLVE)
 #undef BATON_LT_RESOLVE
     return a;
