@@ -19,18 +19,17 @@ class SimDevice::SimQueue final : public Queue {
   explicit SimQueue(SimDevice& dev) : dev_(dev) {}
   void write(DeviceMemory dst, std::size_t off, const void* host, std::size_t bytes,
              HostKind) override {
-    if (dev_.execute_) std::memcpy(static_cast<char*>(dst.ptr) + off, host, bytes);
+    dev_.move_bytes(static_cast<char*>(dst.ptr) + off, host, bytes);
     transfer(bytes);
   }
   void read(void* host, DeviceMemory src, std::size_t off, std::size_t bytes, HostKind) override {
-    if (dev_.execute_) std::memcpy(host, static_cast<const char*>(src.ptr) + off, bytes);
+    dev_.move_bytes(host, static_cast<const char*>(src.ptr) + off, bytes);
     transfer(bytes);
   }
   void copy(DeviceMemory dst, std::size_t doff, DeviceMemory src, std::size_t soff,
             std::size_t bytes) override {
-    if (dev_.execute_)
-      std::memmove(static_cast<char*>(dst.ptr) + doff, static_cast<const char*>(src.ptr) + soff,
-                   bytes);
+    dev_.move_bytes(static_cast<char*>(dst.ptr) + doff, static_cast<const char*>(src.ptr) + soff,
+                    bytes);
   }
   void launch(const Kernel& k, Span span, const KernelArgs& args) override {
     const double start = dev_.start_time();
@@ -106,9 +105,7 @@ bool SimDevice::copy_from_peer(Queue& q, DeviceMemory dst, std::size_t doff, Dev
   auto it = peers_.find(peer.name());
   if (it == peers_.end()) return false;
   (void)q;  // every role of a sim device is the one queue
-  if (execute_)
-    std::memcpy(static_cast<char*>(dst.ptr) + doff, static_cast<const char*>(src.ptr) + soff,
-                bytes);
+  move_bytes(static_cast<char*>(dst.ptr) + doff, static_cast<const char*>(src.ptr) + soff, bytes);
   set_queue_time(start_time() + it->second.seconds(double(bytes)));
   return true;
 }

@@ -5,6 +5,7 @@
 // coherence is checked for real while time is simulated.
 #pragma once
 
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -33,8 +34,8 @@ struct SimDeviceSpec {
 struct SimMachine {
   std::vector<SimDeviceSpec> devices;
   std::vector<std::string> switches;  // nodes that only forward (an NVSwitch, a PCIe switch)
-  std::vector<TopoLink>
-      links;              // between device, switch ids and "host"; every device has one to host
+  // Between device, switch ids and "host"; every device has one to host.
+  std::vector<TopoLink> links;
   double launch_us = -1;  // < 0: BATON_SIM_LAUNCH_US
   int execute = -1;  // run kernels and copy bytes (1), keep time only (0); < 0: BATON_SIM_EXECUTE
 };
@@ -92,6 +93,11 @@ class SimDevice final : public Device {
 
  private:
   class SimQueue;
+  // A copy's bytes, where the device runs code (memmove: a copy within one
+  // memory may overlap); time only, nothing.
+  void move_bytes(void* dst, const void* src, std::size_t bytes) const {
+    if (execute_) std::memmove(dst, src, bytes);
+  }
   // The next command's start: when the device is free, and not before now.
   double start_time();
   void set_queue_time(double t);
