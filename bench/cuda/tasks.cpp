@@ -15,7 +15,7 @@ using namespace baton::bench;
 
 namespace {
 
-constexpr int kChain = 10000, kReps = 5;
+constexpr int kChain = 10000, kReps = 9;
 constexpr std::uint64_t kItems = 4096;  // 16 blocks of 256: a small kernel
 
 Runtime runtime(const std::string& devices) {

@@ -54,6 +54,10 @@ class Event {
   // Blocks until complete or about `seconds` have passed; true when complete.
   // The default polls ready(), first spinning, then sleeping in short steps.
   virtual bool wait_for(double seconds);
+  // What a queue waits for on the device: the event itself, or for one that
+  // stands for an event recorded later (several commands' completion in one
+  // record), the recorded event once there is one, else null.
+  virtual Event* recorded() { return this; }
 };
 using EventPtr = std::shared_ptr<Event>;
 

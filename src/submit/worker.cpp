@@ -15,6 +15,8 @@ namespace {
 // How long a worker with work in flight, and nothing else to do, blocks on
 // its oldest event before it looks at its queues again.
 constexpr double kPollS = 100e-6;
+// Whole tasks issued back to back that share one completion event (a Mark).
+constexpr int kMarkRun = 8;
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -209,7 +211,15 @@ bool Worker::step() {
   bool progressed = chunks_in_flight_ > 0 || flight_.size() >= task_room ? reap(false) : false;
   while (flight_.size() < task_room && alive()) {
     auto w = find_work(chunks_in_flight_ < chunk_room);
-    if (!w) break;
+    if (!w) {
+      // Nothing more to issue now: let the last tasks' completion be seen.
+      try {
+        record_open_mark();
+      } catch (const Error& e) {
+        device_lost(e.message());
+      }
+      break;
+    }
     issue(*w);
     progressed = true;
   }
@@ -365,14 +375,17 @@ void Worker::injected_fault() {
   ++launches_;
 }
 
-EventPtr Worker::enqueue(TaskRecord* t, Span span, std::uint64_t step, Enqueued& out) {
+EventPtr Worker::enqueue(TaskRecord* t, Span span, std::uint64_t step, bool whole, Enqueued& out) {
   if (t->tracked)
     for (const EventWait& w : t->waits)
       if (w.device != index_) compute_.wait(w.event);
   if (!t->args.empty()) {
     prepare(device_, index_, engine_.devices(), t->args, span, scratch_);
     out.bytes_in = scratch_.bytes_in;
-    for (const EventPtr& e : scratch_.waits) compute_.wait(e);
+    // Its own open mark is on this very queue: in order, nothing to wait for
+    // (and waiting would record it, one event per task again).
+    for (const EventPtr& e : scratch_.waits)
+      if (e != open_mark_) compute_.wait(e);
   } else {
     scratch_.launch.clear();
   }
@@ -397,9 +410,30 @@ EventPtr Worker::enqueue(TaskRecord* t, Span span, std::uint64_t step, Enqueued&
     }
     throw;
   }
-  EventPtr done = compute_.record();
+  EventPtr done = whole ? task_done_event(t) : compute_.record();
   if (t->tracked) out.bytes_out = record_writes(device_, t->args, span, done, engine_.write_back());
   return done;
+}
+
+EventPtr Worker::task_done_event(const TaskRecord* t) {
+  // Timed tasks need their own end; a device that runs work as it is
+  // enqueued has nothing to gain.
+  if (depth_ == 1 || engine_.learns(t)) return compute_.record();
+  // One recorded already (someone had to wait for it) was recorded before
+  // this task's launch and cannot stand for it.
+  if (!open_mark_ || !open_mark_->join()) {
+    open_mark_ = std::make_shared<Mark>(compute_);
+    open_uses_ = 0;
+  }
+  EventPtr m = open_mark_;
+  if (++open_uses_ >= kMarkRun) record_open_mark();
+  return m;
+}
+
+void Worker::record_open_mark() {
+  if (!open_mark_) return;
+  std::shared_ptr<Mark> m = std::move(open_mark_);
+  m->record();
 }
 
 void Worker::issue_task(TaskRecord* t, int victim) {
@@ -420,7 +454,7 @@ void Worker::issue_task(TaskRecord* t, int victim) {
   Enqueued q;
   EventPtr done;
   try {
-    done = enqueue(t, span, span.size(), q);
+    done = enqueue(t, span, span.size(), true, q);
   } catch (const Error& e) {
     if (e.code() == Errc::device_failed) {
       counters_.add(counters_.reruns, 1);
@@ -470,7 +504,7 @@ void Worker::issue_chunk(Participation& p, const Take& take) {
   Enqueued q;
   EventPtr done;
   try {
-    done = enqueue(t, items, step, q);
+    done = enqueue(t, items, step, false, q);
   } catch (...) {
     Take rest = take;
     rest.span.begin += q.launched;
@@ -538,6 +572,10 @@ bool Worker::reap(bool block) {
       }
     }
     if (done_count == 0 && block && flight_.front().done->wait_for(kPollS)) done_count = 1;
+    // Tasks seen done through a later chunk's event: the mark they share is
+    // recorded now, for whoever waits on it.
+    if (done_count > 0 && open_mark_ && flight_[done_count - 1].done == open_mark_)
+      record_open_mark();
   } catch (const Error& e) {
     device_lost(e.message());
     return true;
@@ -662,6 +700,7 @@ void Worker::device_lost(const std::string& cause) {
       requeue.push_back(f.task);
     }
   }
+  open_mark_.reset();  // recorded or failed as its tasks were drained above
   for (TaskRecord* t : fixed_) requeue.push_back(t);
   fixed_.clear();
   while (auto x = local_.pop()) requeue.push_back(reinterpret_cast<TaskRecord*>(*x));

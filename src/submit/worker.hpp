@@ -20,6 +20,7 @@
 #include "baton/device.hpp"
 #include "common/chase_lev.hpp"
 #include "submit/launch.hpp"
+#include "submit/mark.hpp"
 #include "submit/policy_hooks.hpp"
 #include "submit/task.hpp"
 #include "submit/task_pool.hpp"
@@ -149,9 +150,12 @@ class Worker {
     std::uint64_t launched = 0;  // items launched, also when a launch failed
   };
   // Enqueues items `span` of `t` (waits, copies in, launches of at most
-  // `step` items, writes); returns its completion event.
-  EventPtr enqueue(TaskRecord* t, Span span, std::uint64_t step, Enqueued& out);
-  bool reap(bool block);  // notices completed work; true when some completed
+  // `step` items, writes); returns its completion event. `whole`: the whole
+  // task (not a chunk of a spread one), which may share a Mark.
+  EventPtr enqueue(TaskRecord* t, Span span, std::uint64_t step, bool whole, Enqueued& out);
+  EventPtr task_done_event(const TaskRecord* t);
+  void record_open_mark();  // throws a device's error
+  bool reap(bool block);    // notices completed work; true when some completed
   static bool done_now(const EventPtr& e);
   void completed(InFlight& f);
   void chunk_completed(Participation& p, Span span, std::uint64_t step, double seconds);
@@ -203,6 +207,8 @@ class Worker {
   std::vector<TaskRecord*> announced_scratch_;
   std::size_t next_part_ = 0;  // round robin over spread tasks
   std::deque<InFlight> flight_;
+  std::shared_ptr<Mark> open_mark_;  // the completion of the last whole tasks, not yet recorded
+  int open_uses_ = 0;
   std::size_t chunks_in_flight_ = 0;
   std::vector<TaskRecord*> deferred_;  // wait for events this device cannot wait for itself
   int sticky_ = -1;                    // the victim that last had work

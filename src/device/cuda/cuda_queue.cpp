@@ -1,5 +1,6 @@
 #include "device/cuda/cuda_queue.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -145,17 +146,22 @@ EventPtr CudaQueue::record() {
 
 void CudaQueue::wait(const EventPtr& event) {
   if (!event) return;
-  if (auto* cuda_event = dynamic_cast<CudaEvent*>(event.get())) {
-    if (cuda_event->stream() == stream_) return;
-    ContextGuard guard(ctx_->handle());
-    BATON_CU(where_, cuStreamWaitEvent, stream_, cuda_event->handle(), 0);
-    return;
+  // Waited for already: later work on the stream is ordered after it.
+  if (std::find(waited_.begin(), waited_.end(), event) != waited_.end()) return;
+  if (auto* cuda_event = dynamic_cast<CudaEvent*>(event->recorded())) {
+    if (cuda_event->stream() != stream_) {
+      ContextGuard guard(ctx_->handle());
+      BATON_CU(where_, cuStreamWaitEvent, stream_, cuda_event->handle(), 0);
+    }
+  } else {
+    event->wait();
   }
-  event->wait();
+  waited_[next_waited_] = event;
+  next_waited_ = (next_waited_ + 1) % waited_.size();
 }
 
 bool CudaQueue::can_wait(const EventPtr& event) {
-  return dynamic_cast<CudaEvent*>(event.get()) || event->ready();
+  return dynamic_cast<CudaEvent*>(event->recorded()) || event->ready();
 }
 
 void CudaQueue::finish() {

@@ -1,6 +1,7 @@
 // A CUDA stream as a baton Queue, and a CUDA event as a baton Event.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
 
@@ -64,6 +65,11 @@ class CudaQueue final : public Queue {
   std::unique_ptr<StagingRing> staging_;  // made on the first pageable transfer
   std::uint64_t last_kernel_ = 0;         // launches come from one worker thread
   CUfunction last_fn_ = nullptr;
+  // The last events waited for (held, so that none is freed and another
+  // allocated at its address): a task that reads the same input as the one
+  // before it does not wait for the input's event again.
+  std::array<EventPtr, 4> waited_{};
+  std::size_t next_waited_ = 0;
 };
 
 }  // namespace baton::cuda

@@ -167,7 +167,8 @@ EventPtr ClQueue::record() {
 
 void ClQueue::wait(const EventPtr& event) {
   if (!event) return;
-  if (auto* cl = dynamic_cast<ClEvent*>(event.get()); cl && cl->context() == context_->handle()) {
+  if (auto* cl = dynamic_cast<ClEvent*>(event->recorded());
+      cl && cl->context() == context_->handle()) {
     const cl_event handle = cl->handle();
     check(clEnqueueBarrierWithWaitList(queue_, 1, &handle, nullptr), "clEnqueueBarrierWithWaitList",
           where_);
@@ -181,7 +182,7 @@ void ClQueue::wait(const EventPtr& event) {
 }
 
 bool ClQueue::can_wait(const EventPtr& event) {
-  auto* cl = dynamic_cast<ClEvent*>(event.get());
+  auto* cl = dynamic_cast<ClEvent*>(event->recorded());
   return (cl && cl->context() == context_->handle()) || event->ready();
 }
 

@@ -42,14 +42,14 @@ class SimDevice::SimQueue final : public Queue {
   }
   EventPtr record() override { return std::make_shared<SimEvent>(dev_.clock_, dev_.queue_time()); }
   void wait(const EventPtr& e) override {
-    if (auto* sim = dynamic_cast<SimEvent*>(e.get())) {
+    if (auto* sim = dynamic_cast<SimEvent*>(e->recorded())) {
       dev_.set_queue_time(std::max(dev_.start_time(), sim->time()));
       return;
     }
     e->wait();
   }
   bool can_wait(const EventPtr& e) override {
-    return dynamic_cast<SimEvent*>(e.get()) || e->ready();
+    return dynamic_cast<SimEvent*>(e->recorded()) || e->ready();
   }
   void finish() override { dev_.clock_->wait_until(dev_.queue_time()); }
 
