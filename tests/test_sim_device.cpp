@@ -40,17 +40,29 @@ static Kernel cost_kernel(double units) {
   return k;
 }
 
-TEST(SimDevice, TransfersCostLinkTimeAndLaunchesCostWork) {
+// When the work queued on `q` so far is done.
+static double done_at(Queue& q) {
+  return static_cast<detail::SimEvent&>(*q.record()).time();
+}
+
+TEST(SimDevice, TransfersCostLinkTimeAndLaunchesCostWorkEachOnItsOwnQueue) {
   auto set = open_devices("sim:1");
   SimDevice& d = sim_dev(set, 0);
   DeviceMemory m = d.allocate(55'000'000);
   std::vector<char> host(55'000'000, 3);
-  d.queue(QueueRole::copy_in).write(m, 0, host.data(), host.size(), HostKind::pageable);
-  EXPECT_NEAR(d.queue_time(), 5e-6 + 1e-3, 1e-12);  // default link: 55 GB/s, 5 us
-  double before = d.queue_time();
-  d.queue(QueueRole::compute).launch(cost_kernel(1e6), {0, 3}, KernelArgs({}));
-  EXPECT_NEAR(d.queue_time() - before, d.launch_s() + 3e-3, 1e-12);
-  EXPECT_DOUBLE_EQ(d.clock().now(), 0.0);  // nobody waited: virtual time stood still
+  Queue &in = d.queue(QueueRole::copy_in), &compute = d.queue(QueueRole::compute);
+  in.write(m, 0, host.data(), host.size(), HostKind::pageable);
+  const double landed = done_at(in);
+  EXPECT_NEAR(landed, 5e-6 + 1e-3, 1e-12);  // default link: 55 GB/s, 5 us
+  // The copy engine and the compute queue work side by side...
+  compute.launch(cost_kernel(1e6), {0, 3}, KernelArgs({}));
+  EXPECT_NEAR(done_at(compute), d.launch_s() + 3e-3, 1e-12);
+  // ...and a kernel that needs the copy starts once it landed.
+  compute.wait(in.record());
+  compute.launch(cost_kernel(1e6), {0, 1}, KernelArgs({}));
+  EXPECT_NEAR(done_at(compute), 2 * d.launch_s() + 4e-3, 1e-12);
+  EXPECT_NEAR(done_at(in), landed, 1e-12);  // the copy queue was not held up
+  EXPECT_DOUBLE_EQ(d.clock().now(), 0.0);   // nobody waited: virtual time stood still
   d.release(m);
 }
 
@@ -64,7 +76,7 @@ TEST(SimDevice, EventsOrderWorkAcrossDevicesAndWaitingMovesTime) {
   EXPECT_FALSE(e->ready());
   EXPECT_TRUE(b.queue(QueueRole::compute).can_wait(e));
   b.queue(QueueRole::compute).wait(e);
-  EXPECT_DOUBLE_EQ(b.queue_time(), 2.0 + a.launch_s());  // b's later work starts after a's event
+  EXPECT_DOUBLE_EQ(done_at(b.queue(QueueRole::compute)), 2.0 + a.launch_s());  // after a's event
   e->wait();                                             // the host waits: time moves to the event
   EXPECT_TRUE(e->ready());
   EXPECT_DOUBLE_EQ(a.clock().now(), 2.0 + a.launch_s());
@@ -158,6 +170,8 @@ TEST(SimDevice, BadTopologyFilesAreClearErrors) {
       R"({"devices": [{"id": "a", "speed": 1, "memory_gbps": -1}]})",
       R"({"execute": 1, "devices": [{"id": "a", "speed": 1}]})",
       R"({"devices": [{"id": "a", "speed": 1}], "switches": ["a"]})",
+      R"({"pipeline_depth": 0, "devices": [{"id": "a", "speed": 1}]})",
+      R"({"pipeline_depth": 2.5, "devices": [{"id": "a", "speed": 1}]})",
   };
   for (const char* text : cases) {
     try {
@@ -182,11 +196,11 @@ TEST(SimDevice, MemoryBoundKernelsTakeTheirBytesOverTheBandwidth) {
   Kernel k = cost_kernel(1e6);                               // 1 ms of compute per item
   k.traffic([](Span s) { return 1e9 * double(s.size()); });  // 10 ms of memory per item
   d.queue(QueueRole::compute).launch(k, {0, 2}, KernelArgs({}));
-  EXPECT_NEAR(d.queue_time(), 20e-3, 1e-12);
+  EXPECT_NEAR(done_at(d.queue(QueueRole::compute)), 20e-3, 1e-12);
   Kernel compute_bound = cost_kernel(1e8);  // 100 ms per item against 10 ms of memory
   compute_bound.traffic([](Span s) { return 1e9 * double(s.size()); });
   d.queue(QueueRole::compute).launch(compute_bound, {0, 1}, KernelArgs({}));
-  EXPECT_NEAR(d.queue_time(), 120e-3, 1e-12);
+  EXPECT_NEAR(done_at(d.queue(QueueRole::compute)), 120e-3, 1e-12);
 }
 
 // Time only (BATON_SIM_EXECUTE=0, "execute": false): a plan of a machine too
@@ -201,13 +215,13 @@ TEST(SimDevice, TimeOnlyRunsNoCodeAndCopiesNothing) {
   k.cpu([&runs](Span, const KernelArgs&) { ++runs; });
   d.queue(QueueRole::compute).launch(k, {0, 3}, KernelArgs({}));
   EXPECT_EQ(runs, 0);
-  EXPECT_NEAR(d.queue_time(), d.launch_s() + 3e-3, 1e-12);
+  EXPECT_NEAR(done_at(d.queue(QueueRole::compute)), d.launch_s() + 3e-3, 1e-12);
   DeviceMemory m = d.allocate(16);
   std::memset(m.ptr, 0, 16);
   const std::vector<char> host(16, 7);
   d.queue(QueueRole::copy_in).write(m, 0, host.data(), host.size(), HostKind::pageable);
   EXPECT_EQ(static_cast<const char*>(m.ptr)[0], 0) << "bytes were copied";
-  EXPECT_GT(d.queue_time(), d.launch_s() + 3e-3) << "the copy took no time";
+  EXPECT_GT(done_at(d.queue(QueueRole::copy_in)), 0.0) << "the copy took no time";
   d.release(m);
 }
 
@@ -227,7 +241,10 @@ TEST(SimPresets, OpenByNameWithTheirLinks) {
     std::stringstream text;
     text << in.rdbuf();
     EXPECT_NE(text.str().find("\"about\""), std::string::npos) << name << " states no source";
+    // GPUs: their workers keep work in flight, as the CUDA backend's do.
+    EXPECT_EQ(set.devices[0]->info().pipeline_depth, 3) << name;
   }
+  EXPECT_EQ(open_devices("sim:4,2").devices[0]->info().pipeline_depth, 1);
   auto dgx1 = open_devices("sim:dgx1");
   EXPECT_EQ(dgx1.topology.path("gpu0", "gpu3")->gbps, 50);
   EXPECT_EQ(dgx1.topology.path("gpu0", "gpu1")->worst, LinkKind::nvlink);

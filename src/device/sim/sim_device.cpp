@@ -12,19 +12,21 @@
 
 namespace baton::detail {
 
-// Commands run at once on host memory; each occupies the device for its
-// virtual duration, from when the device is free (and not before now).
+// Commands run at once on host memory; each occupies its queue for its
+// virtual duration, from when the queue is free (and not before now). Each
+// role has a queue of its own, as a GPU's copy engines work beside its SMs:
+// a copy in overlaps the kernel before it.
 class SimDevice::SimQueue final : public Queue {
  public:
   explicit SimQueue(SimDevice& dev) : dev_(dev) {}
   void write(DeviceMemory dst, std::size_t off, const void* host, std::size_t bytes,
              HostKind) override {
     dev_.move_bytes(static_cast<char*>(dst.ptr) + off, host, bytes);
-    transfer(bytes);
+    occupy(dev_.host_path_.seconds(double(bytes)));
   }
   void read(void* host, DeviceMemory src, std::size_t off, std::size_t bytes, HostKind) override {
     dev_.move_bytes(host, static_cast<const char*>(src.ptr) + off, bytes);
-    transfer(bytes);
+    occupy(dev_.host_path_.seconds(double(bytes)));
   }
   void copy(DeviceMemory dst, std::size_t doff, DeviceMemory src, std::size_t soff,
             std::size_t bytes) override {
@@ -32,18 +34,18 @@ class SimDevice::SimQueue final : public Queue {
                     bytes);
   }
   void launch(const Kernel& k, Span span, const KernelArgs& args) override {
-    const double start = dev_.start_time();
+    const double start = start_time();
     if (dev_.failed_at(start))
       raise(Errc::device_failed, dev_.name(),
             "simulated failure at t=" + std::to_string(start) + " s");
     if (const CpuFn* fn = k.cpu_fn(); fn && dev_.execute_) (*fn)(span, args);
-    dev_.set_queue_time(
-        dev_.finish_time(start + dev_.launch_s(), k.cost_of(span), k.traffic_of(span)));
+    set_time(dev_.finish_time(start + dev_.launch_s(), k.cost_of(span), k.traffic_of(span)));
   }
-  EventPtr record() override { return std::make_shared<SimEvent>(dev_.clock_, dev_.queue_time()); }
+  EventPtr record() override { return std::make_shared<SimEvent>(dev_.clock_, time()); }
   void wait(const EventPtr& e) override {
     if (auto* sim = dynamic_cast<SimEvent*>(e->recorded())) {
-      dev_.set_queue_time(std::max(dev_.start_time(), sim->time()));
+      std::lock_guard lock(mu_);
+      time_ = std::max({time_, dev_.clock_->now(), sim->time()});
       return;
     }
     e->wait();
@@ -51,13 +53,32 @@ class SimDevice::SimQueue final : public Queue {
   bool can_wait(const EventPtr& e) override {
     return dynamic_cast<SimEvent*>(e->recorded()) || e->ready();
   }
-  void finish() override { dev_.clock_->wait_until(dev_.queue_time()); }
+  void finish() override { dev_.clock_->wait_until(time()); }
+
+  // The queue is busy for `seconds` more, from when it is free.
+  void occupy(double seconds) {
+    std::lock_guard lock(mu_);
+    time_ = std::max(time_, dev_.clock_->now()) + seconds;
+  }
 
  private:
-  void transfer(std::size_t bytes) {
-    dev_.set_queue_time(dev_.start_time() + dev_.host_path_.seconds(double(bytes)));
+  double time() const {
+    std::lock_guard lock(mu_);
+    return time_;
   }
+  double start_time() const {
+    std::lock_guard lock(mu_);
+    return std::max(time_, dev_.clock_->now());
+  }
+  void set_time(double t) {
+    std::lock_guard lock(mu_);
+    time_ = t;
+  }
+
   SimDevice& dev_;
+  // Its worker, and host threads reading buffers, enqueue on it.
+  mutable std::mutex mu_;
+  double time_ = 0;  // when the work queued so far is done
 };
 
 SimDevice::SimDevice(DeviceInfo info, SimDeviceSpec spec, double launch_us, bool execute,
@@ -67,8 +88,8 @@ SimDevice::SimDevice(DeviceInfo info, SimDeviceSpec spec, double launch_us, bool
       launch_us_(launch_us),
       execute_(execute),
       host_path_(host_path),
-      clock_(std::move(clock)),
-      queue_(std::make_unique<SimQueue>(*this)) {
+      clock_(std::move(clock)) {
+  for (auto& q : queues_) q = std::make_unique<SimQueue>(*this);
   std::sort(spec_.changes.begin(), spec_.changes.end(),
             [](const auto& a, const auto& b) { return a.at_s < b.at_s; });
 }
@@ -81,32 +102,17 @@ void SimDevice::release(DeviceMemory memory) {
   release_host(memory);
 }
 
-Queue& SimDevice::queue(QueueRole) {
-  return *queue_;
-}
-
-double SimDevice::queue_time() const {
-  std::lock_guard lock(mu_);
-  return queue_time_;
-}
-
-double SimDevice::start_time() {
-  std::lock_guard lock(mu_);
-  return std::max(queue_time_, clock_->now());
-}
-
-void SimDevice::set_queue_time(double t) {
-  std::lock_guard lock(mu_);
-  queue_time_ = t;
+Queue& SimDevice::queue(QueueRole role) {
+  return *queues_[std::size_t(role)];
 }
 
 bool SimDevice::copy_from_peer(Queue& q, DeviceMemory dst, std::size_t doff, Device& peer,
                                DeviceMemory src, std::size_t soff, std::size_t bytes) {
   auto it = peers_.find(peer.name());
   if (it == peers_.end()) return false;
-  (void)q;  // every role of a sim device is the one queue
   move_bytes(static_cast<char*>(dst.ptr) + doff, static_cast<const char*>(src.ptr) + soff, bytes);
-  set_queue_time(start_time() + it->second.seconds(double(bytes)));
+  // `q` is one of this device's queues (the coherence's copy-in queue).
+  static_cast<SimQueue&>(q).occupy(it->second.seconds(double(bytes)));
   return true;
 }
 
@@ -201,7 +207,7 @@ Backend sim_backend() {
       info.memory_node = ctx.new_memory_node();
       info.compute_units = 1;
       info.peak_gflops = d.speed;
-      info.pipeline_depth = 1;
+      info.pipeline_depth = m.pipeline_depth;
       auto dev =
           std::make_unique<SimDevice>(std::move(info), d, launch_us, execute,
                                       PathCost{host->gbps, host->latency_us, host->kind, 1}, clock);

@@ -5,6 +5,7 @@
 // coherence is checked for real while time is simulated.
 #pragma once
 
+#include <array>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -38,6 +39,9 @@ struct SimMachine {
   std::vector<TopoLink> links;
   double launch_us = -1;  // < 0: BATON_SIM_LAUNCH_US
   int execute = -1;  // run kernels and copy bytes (1), keep time only (0); < 0: BATON_SIM_EXECUTE
+  // Work its workers keep in flight: 1 runs each chunk's copies and kernel in
+  // turn; a GPU's 3 copies the next chunk in while the kernel runs.
+  int pipeline_depth = 1;
 };
 
 // Parses the args of a sim spec item: "8,4,2,1", a path to a JSON file, or
@@ -87,9 +91,6 @@ class SimDevice final : public Device {
   double speed_at(double t) const;
   bool failed_at(double t) const { return spec_.fail_at_s >= 0 && t >= spec_.fail_at_s; }
   double launch_s() const { return launch_us_ * 1e-6; }
-  // When the work queued so far is done: commands start at the later of
-  // this and the clock's now.
-  double queue_time() const;
 
  private:
   class SimQueue;
@@ -98,19 +99,13 @@ class SimDevice final : public Device {
   void move_bytes(void* dst, const void* src, std::size_t bytes) const {
     if (execute_) std::memmove(dst, src, bytes);
   }
-  // The next command's start: when the device is free, and not before now.
-  double start_time();
-  void set_queue_time(double t);
-
   SimDeviceSpec spec_;
   double launch_us_;
   bool execute_;
   PathCost host_path_;
   std::shared_ptr<SimClock> clock_;
   std::map<std::string, PathCost> peers_;
-  mutable std::mutex mu_;  // the worker and host threads (reads of buffers) share the queue
-  double queue_time_ = 0;
-  std::unique_ptr<Queue> queue_;
+  std::array<std::unique_ptr<SimQueue>, 3> queues_;  // by QueueRole
 };
 
 }  // namespace baton::detail

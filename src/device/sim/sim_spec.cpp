@@ -1,12 +1,13 @@
 // The ways to describe sim devices: a list of speeds, or a JSON file (a
 // preset's name stands for presets/NAME.json):
-// {"about": "where the figures come from", "launch_us": 5, "execute": true,
+// {"about": "where the figures come from", "launch_us": 5, "execute": true, "pipeline_depth": 3,
 //  "devices": [{"id": "gpu0", "speed": 8, "memory_gbps": 3350,
 //               "changes": [{"at_s": 0.5, "speed": 2}], "fail_at_s": 1}],
 //  "switches": ["nvswitch"],
 //  "links":   [{"a": "gpu0", "b": "host", "kind": "pcie", "gbps": 55, "latency_us": 5}]}
 // Devices without a link to host get a default PCIe-like one.
 #include <cctype>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -96,6 +97,12 @@ SimMachine sim_machine_from_json(const std::string& text, const std::string& ori
   if (j.contains("launch_us")) {
     m.launch_us = number(j, "launch_us", 0, "top level");
     if (m.launch_us < 0) bad("launch_us must not be negative");
+  }
+  if (j.contains("pipeline_depth")) {
+    const double depth = number(j, "pipeline_depth", 1, "top level");
+    if (depth != std::floor(depth) || depth < 1 || depth > 8)
+      bad("pipeline_depth must be a whole number from 1 to 8");
+    m.pipeline_depth = int(depth);
   }
   std::set<std::string> ids;
   for (std::size_t i = 0; i < j["devices"].size(); ++i) {
