@@ -47,6 +47,31 @@ TEST(Runtime, SaxpyOnCpuDevicesIsRightAndStatsAddUp) {
   EXPECT_FALSE(s.simulated);
 }
 
+// A buffer that one backend's code never reads (Kernel::unused) is not
+// copied to that backend's devices: the launch gets no memory for it, the
+// run moves none of its bytes, and the arguments it does use work as ever.
+TEST(Runtime, AnArgumentABackendDoesNotTouchIsNotMovedThere) {
+  auto rt = make("sim:1,1");
+  const std::size_t n = 4096;
+  auto unread = rt.buffer<float>(std::size_t(1) << 20), out_buf = rt.buffer<float>(n);
+  std::atomic<int> runs{0}, without{0};
+  Kernel k("reads_one");
+  k.cpu([&](Span s, const KernelArgs& a) {
+    runs.fetch_add(1);
+    if (a[0].memory.ptr == nullptr) without.fetch_add(1);
+    float* o = a.ptr<float>(1);
+    for (std::uint64_t i = s.begin; i < s.end; ++i) o[i] = 2.0f;
+  });
+  k.unused(BackendKind::sim, {0});
+  RunStats s = rt.parallel_for(Range{n}, k, in(unread, whole), out(out_buf));
+  EXPECT_GT(runs.load(), 0);
+  EXPECT_EQ(without.load(), runs.load());
+  for (const DeviceStats& d : s.devices) EXPECT_EQ(d.bytes_in, 0u) << d.name;
+  auto o = out_buf.read();
+  EXPECT_TRUE(std::all_of(o.begin(), o.end(), [](float v) { return v == 2.0f; }));
+  EXPECT_EQ(error_of([] { Kernel("k").unused(BackendKind::cpu, {64}); }), Errc::invalid_argument);
+}
+
 // parallel_for_async returns while its chunks still run (here they wait for
 // the caller to say go), and wait() returns the run's own figures.
 TEST(Runtime, AnAsyncSpreadReturnsAtOnceAndWaitGivesItsFigures) {

@@ -77,7 +77,7 @@ TEST(SimDevice, EventsOrderWorkAcrossDevicesAndWaitingMovesTime) {
   EXPECT_TRUE(b.queue(QueueRole::compute).can_wait(e));
   b.queue(QueueRole::compute).wait(e);
   EXPECT_DOUBLE_EQ(done_at(b.queue(QueueRole::compute)), 2.0 + a.launch_s());  // after a's event
-  e->wait();                                             // the host waits: time moves to the event
+  e->wait();  // the host waits: time moves to the event
   EXPECT_TRUE(e->ready());
   EXPECT_DOUBLE_EQ(a.clock().now(), 2.0 + a.launch_s());
 }

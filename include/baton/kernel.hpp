@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <span>
 #include <string>
@@ -118,6 +119,11 @@ class Kernel {
   Kernel& native(BackendKind backend, NativeFn fn);
   Kernel& cost(CostFn fn);
   Kernel& traffic(CostFn fn);  // bytes of device memory a span touches
+  // Buffer arguments (0-based, as passed to submit) that the code for
+  // backend `b` never touches: on such a device they are not copied in (the
+  // launch gets an empty DeviceMemory) and a write there is not recorded.
+  // E.g. fp32 master weights that a GPU's bf16 kernel does not read.
+  Kernel& unused(BackendKind b, std::initializer_list<unsigned> args);
 
   const std::string& name() const { return impl_->name; }
   // Unique per Kernel object (copies share it): backends key compiled code on it.
@@ -129,6 +135,8 @@ class Kernel {
   const NativeFn* native_fn(BackendKind b) const;
   double cost_of(Span s) const { return impl_->cost ? impl_->cost(s) : double(s.size()); }
   double traffic_of(Span s) const { return impl_->traffic ? impl_->traffic(s) : 0.0; }
+  // Bit i: argument i is not touched on backend `b` (see unused()).
+  std::uint64_t unused_args(BackendKind b) const { return impl_->unused[int(b)]; }
   // True when a device of backend `b` can run this kernel.
   bool runs_on(BackendKind b) const;
 
@@ -141,6 +149,7 @@ class Kernel {
     bool has_cuda = false, has_opencl = false;
     NativeFn native[kBackendCount];
     CostFn cost, traffic;
+    std::uint64_t unused[kBackendCount] = {};
   };
   std::shared_ptr<Impl> impl_;
 };

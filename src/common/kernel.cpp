@@ -1,5 +1,7 @@
 #include "baton/kernel.hpp"
 
+#include "baton/error.hpp"
+
 #include <atomic>
 
 namespace baton {
@@ -44,6 +46,16 @@ Kernel& Kernel::native(BackendKind backend, NativeFn fn) {
 
 Kernel& Kernel::traffic(CostFn fn) {
   impl_->traffic = std::move(fn);
+  return *this;
+}
+
+Kernel& Kernel::unused(BackendKind b, std::initializer_list<unsigned> args) {
+  for (unsigned a : args) {
+    if (a >= 64)
+      raise(Errc::invalid_argument, name(),
+            "unused(): argument index " + std::to_string(a) + " is past the 64 a kernel can name");
+    impl_->unused[int(b)] |= std::uint64_t(1) << a;
+  }
   return *this;
 }
 

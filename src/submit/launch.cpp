@@ -93,7 +93,7 @@ double bytes_per_item(const std::vector<RunArg>& args) {
 }
 
 void prepare(Device& dev, int index, int devices, const std::vector<RunArg>& args, Span items,
-             Prepared& p) {
+             std::uint64_t unused, Prepared& p) {
   p.launch.resize(args.size());
   p.waits.clear();
   p.bytes_in = 0;
@@ -108,7 +108,9 @@ void prepare(Device& dev, int index, int devices, const std::vector<RunArg>& arg
     LaunchArg& l = p.launch[i];
     l.kind = LaunchArg::Kind::buffer;
     l.element_size = a.buffer.element_size;
-    if (DeviceInstances* local = s.instances()) {
+    if (unused >> i & 1) {
+      l.memory = DeviceMemory{};
+    } else if (DeviceInstances* local = s.instances()) {
       // baton::local(): its own instance; baton::instances(): the table of all.
       l.memory = a.buffer.mode == Access::in ? local->table(dev, devices, copy_in, p.waits)
                                              : local->acquire(dev, index, copy_in, p.waits);
@@ -124,11 +126,13 @@ void prepare(Device& dev, int index, int devices, const std::vector<RunArg>& arg
 }
 
 std::uint64_t record_writes(Device& dev, const std::vector<RunArg>& args, Span items,
-                            const EventPtr& done, bool write_back) {
+                            std::uint64_t unused, const EventPtr& done, bool write_back) {
   const bool remote = dev.info().memory_node != kHostNode;
   std::uint64_t out = 0;
-  for (const RunArg& a : args) {
-    if (!a.is_buffer || !writes(a.buffer.mode) || a.buffer.state->instances()) continue;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const RunArg& a = args[i];
+    if (!a.is_buffer || !writes(a.buffer.mode) || a.buffer.state->instances() || unused >> i & 1)
+      continue;
     BufferState& s = *a.buffer.state;
     const Span r = byte_region(a.buffer, items);
     s.written(dev, r.begin, r.end, remote ? done : nullptr);

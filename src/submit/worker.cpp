@@ -379,8 +379,10 @@ EventPtr Worker::enqueue(TaskRecord* t, Span span, std::uint64_t step, bool whol
   if (t->tracked)
     for (const EventWait& w : t->waits)
       if (w.device != index_) compute_.wait(w.event);
+  const Kernel& kernel = t->kernel->kernel;
+  const std::uint64_t unused = kernel.unused_args(device_.info().backend);
   if (!t->args.empty()) {
-    prepare(device_, index_, engine_.devices(), t->args, span, scratch_);
+    prepare(device_, index_, engine_.devices(), t->args, span, unused, scratch_);
     out.bytes_in = scratch_.bytes_in;
     // Its own open mark is on this very queue: in order, nothing to wait for
     // (and waiting would record it, one event per task again).
@@ -390,7 +392,6 @@ EventPtr Worker::enqueue(TaskRecord* t, Span span, std::uint64_t step, bool whol
     scratch_.launch.clear();
   }
   const KernelArgs args(scratch_.launch);
-  const Kernel& kernel = t->kernel->kernel;
   try {
     for (std::uint64_t at = span.begin; at < span.end; at += step) {
       const Span piece{at, std::min(span.end, at + step)};
@@ -404,14 +405,15 @@ EventPtr Worker::enqueue(TaskRecord* t, Span span, std::uint64_t step, bool whol
     if (out.launched > 0 && t->tracked) {
       try {
         const Span ran{span.begin, span.begin + out.launched};
-        record_writes(device_, t->args, ran, compute_.record(), false);
+        record_writes(device_, t->args, ran, unused, compute_.record(), false);
       } catch (const Error&) {  // the device is gone: what it held goes with it
       }
     }
     throw;
   }
   EventPtr done = whole ? task_done_event(t) : compute_.record();
-  if (t->tracked) out.bytes_out = record_writes(device_, t->args, span, done, engine_.write_back());
+  if (t->tracked)
+    out.bytes_out = record_writes(device_, t->args, span, unused, done, engine_.write_back());
   return done;
 }
 

@@ -70,6 +70,12 @@ Kernel grad_kernel(const MlpLayout& layout, int micro_batch) {
   });
   const double per_micro_batch = flops_per_sample(layout) * micro_batch;
   k.cost([per_micro_batch](Span s) { return per_micro_batch * double(s.size()); });
+  // The fp32 code (cpu, and the sim devices that run it; OpenCL) reads the
+  // fp32 weights, CUDA's bf16 GEMMs the bf16 copy: neither is moved to a
+  // device that does not read it (the other would double what every step's
+  // all-gather moves between separate memories).
+  k.unused(BackendKind::cpu, {1}).unused(BackendKind::sim, {1}).unused(BackendKind::opencl, {1});
+  k.unused(BackendKind::cuda, {0});
   return k;
 }
 
