@@ -3,13 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <numeric>
 #include <thread>
 
 #include "baton/devices.hpp"
 #include "baton/runtime.hpp"
+#include "device/sim/sim_device.hpp"
 #include "memory/coherence.hpp"
 #include "workloads/balance_kernels.hpp"
 
@@ -178,4 +181,35 @@ TEST(Coherence, APageableCopyWaitsForBytesStillLandingAtHome) {
   b.next_event->complete();  // b's copy in (done already: its write copies at once)
   const auto* rb = static_cast<const unsigned char*>(buf.replica(b).ptr);
   for (int i = 0; i < 64; ++i) ASSERT_EQ(rb[i], 7) << "byte " << i << " was read before it landed";
+}
+
+// Devices reading what one device wrote copy it from that writer, not from
+// another reader whose copy is still landing: an all-gather of weights would
+// otherwise chain its copies device after device.
+TEST(Coherence, ReadersCopyFromAHolderWhoseDataHasLanded) {
+  const char* path = "test_coherence_peers.json";
+  std::ofstream(path) << R"({"launch_us": 0,
+    "devices": [{"id": "g0", "speed": 1}, {"id": "g1", "speed": 1}, {"id": "g2", "speed": 1}],
+    "switches": ["sw"],
+    "links": [{"a": "g0", "b": "sw", "kind": "nvlink", "gbps": 100, "latency_us": 0},
+              {"a": "g1", "b": "sw", "kind": "nvlink", "gbps": 100, "latency_us": 0},
+              {"a": "g2", "b": "sw", "kind": "nvlink", "gbps": 100, "latency_us": 0}]})";
+  auto set = open_devices(std::string("sim:") + path);
+  std::remove(path);
+  Device &first = *set.devices[0], &second = *set.devices[1], &writer = *set.devices[2];
+  const std::size_t bytes = 1'000'000;  // 10 us over one 100 GB/s link
+  BufferState buf(bytes, nullptr);
+  std::vector<EventPtr> waits;
+  buf.acquire(writer, writer.queue(QueueRole::copy_in), 0, bytes, waits);
+  buf.written(writer, 0, bytes, nullptr);  // the writer holds it alone, landed
+  auto lands_at = [&](Device& d) {
+    waits.clear();
+    buf.acquire(d, d.queue(QueueRole::copy_in), 0, bytes, waits);
+    return static_cast<detail::SimEvent&>(*d.queue(QueueRole::copy_in).record()).time();
+  };
+  const double start = set.devices[0]->clock().now();  // virtual time stands still here
+  EXPECT_NEAR(lands_at(first) - start, 10e-6, 1e-9);
+  // `first` holds it too now, still landing, and comes before the writer in
+  // node order: `second` must copy from the writer all the same.
+  EXPECT_NEAR(lands_at(second) - start, 10e-6, 1e-9) << "copied from a copy still landing";
 }

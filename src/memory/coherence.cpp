@@ -80,8 +80,33 @@ BufferState::Replica& BufferState::ensure(Device& dev) {
 
 MemoryNode BufferState::holder(std::uint64_t at_byte, MemoryNode except, Span& piece,
                                EventPtr& ready, const std::string& who) const {
-  for (MemoryNode n = 0; n < static_cast<MemoryNode>(replicas_.size()); ++n)
-    if (n != except && replicas_[n].valid.find(at_byte, piece, ready)) return n;
+  // Host memory first, landed or not: pieces without a direct path are
+  // staged there, and a stager that passed over a copy still landing at home
+  // would stage it again, and again. Among devices, one whose copy is there
+  // already rather than one still fetching it: reading from that one would
+  // wait for its copy too (in an all-gather, copies would chain device after
+  // device).
+  auto landed = [](const EventPtr& e) {
+    try {
+      return !e || e->ready();
+    } catch (const Error&) {  // a failed device's copy: any other holder first
+      return false;
+    }
+  };
+  bool found = false;
+  MemoryNode found_node = kHostNode;
+  Span found_piece;
+  EventPtr found_ready;
+  for (MemoryNode n = 0; n < static_cast<MemoryNode>(replicas_.size()); ++n) {
+    if (n == except || !replicas_[n].valid.find(at_byte, piece, ready)) continue;
+    if (n == kHostNode || landed(ready)) return n;
+    if (!found) found = true, found_node = n, found_piece = piece, found_ready = ready;
+  }
+  if (found) {
+    piece = found_piece;
+    ready = std::move(found_ready);
+    return found_node;
+  }
   if (lost_.find(at_byte, piece, ready))
     raise(Errc::device_failed, who,
           "bytes " + std::to_string(piece.begin) + ".." + std::to_string(piece.end) +

@@ -113,8 +113,9 @@ class BufferState {
   }
   // dev's node's replica, allocated on first use. mu_ held.
   Replica& ensure(Device& dev);
-  // The node, other than `except`, whose valid data covers `at_byte` (host
-  // memory first); `piece` is its valid range there. Error(device_failed)
+  // The node, other than `except`, whose valid data covers `at_byte`: host
+  // memory first, then a device where it has landed, then any; `piece` is
+  // its valid range there. Error(device_failed)
   // where the byte was lost with a device. mu_ held.
   MemoryNode holder(std::uint64_t at_byte, MemoryNode except, Span& piece, EventPtr& ready,
                     const std::string& who) const;
