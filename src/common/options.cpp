@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
+#include <utility>
 
 #include "baton/error.hpp"
 
@@ -65,6 +66,10 @@ Options Options::from_env() {
   if (const char* v = std::getenv(env); v && *v) parse(env, v, o.field);
   BATON_OPTIONS(BATON_OPTION_READ)
 #undef BATON_OPTION_READ
+  // Divisors: below 1 they would mean nothing (the policies take at least 1).
+  for (const auto& [env, value] : {std::pair{"BATON_TAIL_SPLIT", o.tail_split},
+                                   std::pair{"BATON_MIN_CHUNK_DIV", o.min_chunk_div}})
+    if (value < 1) bad(env, std::getenv(env), "a number >= 1");
   return o;
 }
 

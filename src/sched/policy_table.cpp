@@ -33,7 +33,7 @@ std::string policy_names(const char* separator) {
 const PolicyEntry& find_policy(const std::string& name) {
   for (const auto& p : policies())
     if (p.name == name) return p;
-  raise(Errc::invalid_argument, "--policy",
+  raise(Errc::invalid_argument, "policy",
         "unknown policy '" + name + "' (known: " + policy_names(", ") + ")");
 }
 

@@ -99,7 +99,7 @@ int Engine::policy_index(const std::string& name) {
   }
   std::string known;
   for (const auto& p : policies_) known += (known.empty() ? "" : ", ") + p.name;
-  raise(Errc::invalid_argument, "--policy", "unknown policy '" + name + "' (known: " + known + ")");
+  raise(Errc::invalid_argument, "policy", "unknown policy '" + name + "' (known: " + known + ")");
 }
 
 const std::vector<int>* Engine::victim_order(int d) const {

@@ -44,8 +44,8 @@ BalanceCase::BalanceCase(Runtime& rt, const Shape& shape)
       kernel_(workloads::fma_rows_kernel(shape.iters, width_, !sim_)),
       in_part_(width_ == 0 ? elements(0, 1) : Part{std::uint64_t(width_)}),
       out_part_{std::uint64_t(std::max(1, width_))} {
-  if (shape.items == 0 || shape.iters < 1)
-    raise(Errc::invalid_argument, "bench", "items and fma steps must be at least 1");
+  if (shape.items == 0) raise(Errc::invalid_argument, "--items", "must be at least 1");
+  if (shape.iters < 1) raise(Errc::invalid_argument, "--iters", "must be at least 1");
   const std::uint64_t per_item = std::max(1, width_);
   const std::uint64_t free = detail::host_available_bytes();
   if (shape.items > free / (2 * per_item * sizeof(float)))

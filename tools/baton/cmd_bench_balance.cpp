@@ -15,6 +15,7 @@
 #include "baton/sim.hpp"
 #include "commands.hpp"
 #include "json_output.hpp"
+#include "policy_list.hpp"
 #include "sched/policy.hpp"
 #include "table.hpp"
 
@@ -51,8 +52,7 @@ std::pair<std::size_t, double> parse_slowdown(const std::string& s, std::size_t 
 
 void run_balance(const BalanceArgs& args) {
   if (args.repeat < 1) raise(Errc::invalid_argument, "--repeat", "must be at least 1");
-  std::vector<std::string> policy_names = split(args.policies, ',');
-  for (const auto& p : policy_names) detail::find_policy(p);  // fail early on a bad name
+  std::vector<std::string> policy_names = policy_list(args.policies);
   width_of(args.shape.bytes);
   Options opt = env_options();
   opt.devices = args.devices;
@@ -203,9 +203,13 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("-p,--policies", args->policies,
                   policy_help("policies to compare, comma-separated:"))
       ->capture_default_str();
-  cmd->add_option("-n,--items", args->shape.items, "work items")->capture_default_str();
+  // Unsigned: CLI11 would take "-5" as 2^64 - 5.
+  cmd->add_option("-n,--items", args->shape.items, "work items")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("-c,--chunk", args->shape.chunk,
                   "chunk in items: launches of at most this many (0: one per span handed out)")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("-i,--iters", args->shape.iters, "fma steps per element (compute per item)")
       ->capture_default_str();

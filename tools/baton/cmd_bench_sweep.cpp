@@ -13,7 +13,7 @@
 #include "commands.hpp"
 #include "device/host_memory.hpp"
 #include "json_output.hpp"
-#include "sched/policy.hpp"
+#include "policy_list.hpp"
 #include "table.hpp"
 
 namespace baton::cli {
@@ -85,8 +85,7 @@ struct Row {
 void run_sweep(const SweepArgs& args) {
   if (args.repeat < 1) raise(Errc::invalid_argument, "--repeat", "must be at least 1");
   if (!(args.max_gib > 0)) raise(Errc::invalid_argument, "--max-gib", "must be above 0");
-  std::vector<std::string> policies = split(args.policies, ',');
-  for (const auto& p : policies) detail::find_policy(p);  // fail early on a bad name
+  std::vector<std::string> policies = policy_list(args.policies);
   const auto iters = numbers<int>(args.iters, "--iters");
   const auto bytes = numbers<int>(args.bytes, "--bytes");
   const auto ms = numbers<double>(args.ms, "--ms");

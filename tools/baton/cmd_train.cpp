@@ -15,7 +15,7 @@
 #include "baton/runtime.hpp"
 #include "commands.hpp"
 #include "json_output.hpp"
-#include "sched/policy.hpp"
+#include "policy_list.hpp"
 #include "table.hpp"
 #include "train/trainer.hpp"
 #ifdef BATON_TRAIN_CUDA
@@ -226,9 +226,7 @@ void run_train(const TrainArgs& a) {
   if (a.warmup < 0) raise(Errc::invalid_argument, "--warmup", "must be 0 or more");
   if (a.scaling != "weak" && a.scaling != "strong")
     raise(Errc::invalid_argument, "--scaling", "'" + a.scaling + "': expected weak or strong");
-  std::vector<std::string> policies = split(a.policies, ',');
-  if (policies.empty()) raise(Errc::invalid_argument, "--policies", "no policy given");
-  for (const auto& p : policies) detail::find_policy(p);
+  std::vector<std::string> policies = policy_list(a.policies);
   // static first: the others are compared with it.
   std::stable_partition(policies.begin(), policies.end(),
                         [](const std::string& p) { return p == "static"; });
@@ -369,7 +367,8 @@ void run_train(const TrainArgs& a) {
          {"ideal_samples_per_s", ideal},
          {"efficiency_vs_ideal", vs_ideal},
          {"vs_static", vs_static},
-         {"losses", r.losses},
+         // Nothing was computed where time was all that was kept.
+         {"losses", time_only ? nlohmann::json(nullptr) : nlohmann::json(r.losses)},
          {"median_step_seconds",
           {{"step", parts.step},
            {"grad", parts.grad},
