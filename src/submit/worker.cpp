@@ -574,10 +574,6 @@ bool Worker::reap(bool block) {
       }
     }
     if (done_count == 0 && block && flight_.front().done->wait_for(kPollS)) done_count = 1;
-    // Tasks seen done through a later chunk's event: the mark they share is
-    // recorded now, for whoever waits on it.
-    if (done_count > 0 && open_mark_ && flight_[done_count - 1].done == open_mark_)
-      record_open_mark();
   } catch (const Error& e) {
     device_lost(e.message());
     return true;

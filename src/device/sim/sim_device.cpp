@@ -111,8 +111,9 @@ bool SimDevice::copy_from_peer(Queue& q, DeviceMemory dst, std::size_t doff, Dev
   auto it = peers_.find(peer.name());
   if (it == peers_.end()) return false;
   move_bytes(static_cast<char*>(dst.ptr) + doff, static_cast<const char*>(src.ptr) + soff, bytes);
-  // `q` is one of this device's queues (the coherence's copy-in queue).
-  static_cast<SimQueue&>(q).occupy(it->second.seconds(double(bytes)));
+  auto* own = dynamic_cast<SimQueue*>(&q);  // the coherence passes this device's copy-in queue
+  if (!own) raise(Errc::internal, name(), "a peer copy on a queue that is not a sim device's");
+  own->occupy(it->second.seconds(double(bytes)));
   return true;
 }
 
