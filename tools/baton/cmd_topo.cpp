@@ -2,7 +2,8 @@
 // each), the links with their kind, bandwidth and latency, and the matrix of
 // best paths between the nodes that hold devices and host memory; --json,
 // --save FILE (the topology file format, which --topology FILE and sim files
-// read back), --dot (Graphviz, to draw it).
+// read back), --dot (Graphviz, to draw it), --probe (each link measured by
+// timed copies beside its nominal figure, far slower ones flagged).
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -13,6 +14,7 @@
 #include "baton/devices.hpp"
 #include "baton/error.hpp"
 #include "commands.hpp"
+#include "resource/link_probe.hpp"
 #include "table.hpp"
 
 namespace baton::cli {
@@ -25,7 +27,31 @@ struct TopoArgs {
   std::string save;
   bool json = false;
   bool dot = false;
+  bool probe = false;
+  int probe_mib = 64;
 };
+
+nlohmann::json probe_json(const std::vector<detail::LinkMeasure>& probe) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& m : probe)
+    j.push_back({{"from", m.from},
+                 {"to", m.to},
+                 {"route", m.route},
+                 {"kind", m.kind},
+                 {"nominal_gbps", m.nominal_gbps},
+                 {"measured_gbps", m.measured_gbps},
+                 {"slow", m.slow}});
+  return j;
+}
+
+void print_probe(const std::vector<detail::LinkMeasure>& probe) {
+  std::printf("links measured (timed copies, the best of 3; 'slow': below half the nominal):\n");
+  Table t({"from", "to", "route", "kind", "nominal GB/s", "measured GB/s", ""});
+  for (const auto& m : probe)
+    t.add({m.from, m.to, m.route, m.kind, m.nominal_gbps > 0 ? fixed(m.nominal_gbps, 1) : "-",
+           fixed(m.measured_gbps, 1), m.slow ? "slow" : ""});
+  std::fputs(t.str().c_str(), stdout);
+}
 
 // The nodes a matrix spans: host memory, then every node a device sits on
 // (or, for a file, every node but switches), in the topology's order.
@@ -56,17 +82,26 @@ void run_topo(const TopoArgs& a) {
   Topology t;
   std::map<std::string, std::vector<std::string>> on;  // node id -> devices on it
   std::string origin = a.file;
+  std::vector<detail::LinkMeasure> probe;
+  if (a.probe && !a.file.empty())
+    raise(Errc::invalid_argument, "--probe", "measures devices: give --devices, not --topology");
+  if (a.probe_mib < 1 || a.probe_mib > 4096)
+    raise(Errc::invalid_argument, "--probe-mib", "must be from 1 to 4096");
   if (a.file.empty()) {
     DeviceSet set = open_devices(a.devices);
     t = set.topology;
     for (const auto& d : set.devices) on[d->info().topology_id].push_back(d->name());
     origin = "discovered (" + a.devices + ")";
+    if (a.probe) probe = detail::probe_links(set, std::size_t(a.probe_mib) << 20, 3);
   } else {
     t = Topology::load(a.file);
   }
   if (!a.save.empty()) {
+    // The measured figures beside the nominal ones; --topology reads the links back.
+    nlohmann::json saved = nlohmann::json::parse(t.to_json());
+    if (a.probe) saved["measured"] = probe_json(probe);
     std::ofstream out(a.save);
-    out << t.to_json() << "\n";
+    out << saved.dump(1) << "\n";
     if (!out) raise(Errc::invalid_argument, "--save", "cannot write '" + a.save + "'");
   }
   if (a.dot) {
@@ -99,6 +134,7 @@ void run_topo(const TopoArgs& a) {
       m["hops"].push_back(h);
     }
     j["paths"] = m;
+    if (a.probe) j["measured"] = probe_json(probe);
     std::printf("%s\n", j.dump(2).c_str());
     return;
   }
@@ -133,6 +169,7 @@ void run_topo(const TopoArgs& a) {
     matrix.add(row);
   }
   std::fputs(matrix.str().c_str(), stdout);
+  if (a.probe) print_probe(probe);
 }
 
 }  // namespace
@@ -153,6 +190,11 @@ void add_topo_command(CLI::App& app) {
   cmd->add_option("--save", a->save, "also write the topology to this file");
   cmd->add_flag("--json", a->json, "print JSON: nodes, links, devices per node, best paths");
   cmd->add_flag("--dot", a->dot, "print the graph in Graphviz's dot language");
+  cmd->add_flag("--probe", a->probe,
+                "measure each link: timed copies host <-> every device and between devices on "
+                "memories of their own, beside the nominal figure (--save keeps both)");
+  cmd->add_option("--probe-mib", a->probe_mib, "bytes per probing copy, MiB")
+      ->capture_default_str();
   cmd->callback([a] { run_topo(*a); });
 }
 

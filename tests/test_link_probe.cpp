@@ -1,0 +1,41 @@
+// baton topo --probe's measurements on a sim machine, whose links are known:
+// direct copies reach the figure the topology states, peer copies over
+// NVLink theirs, and a pair with no peer path, staged through host memory,
+// reaches half its path's figure and is flagged.
+#include <gtest/gtest.h>
+
+#include "baton/devices.hpp"
+#include "resource/link_probe.hpp"
+
+using namespace baton;
+
+TEST(LinkProbe, SimLinksMeasureWhatTheirModelSaysAndStagedPairsAreFlagged) {
+  DeviceSet set = open_devices("sim:dgx1");
+  const auto probe = detail::probe_links(set, std::size_t(8) << 20, 2);
+  const std::size_t n = set.devices.size();
+  ASSERT_EQ(probe.size(), 2 * n + n * (n - 1));  // host both ways, then every ordered pair
+  int staged = 0;
+  for (const auto& m : probe) {
+    SCOPED_TRACE(m.from + " -> " + m.to);
+    ASSERT_GT(m.nominal_gbps, 0);
+    if (m.route == "via host") {
+      ++staged;
+      EXPECT_EQ(m.kind, "pcie");
+      EXPECT_LT(m.measured_gbps, 0.55 * m.nominal_gbps);
+      EXPECT_TRUE(m.slow);
+    } else {
+      // 8 MiB over the link, plus its few microseconds of latency.
+      EXPECT_GT(m.measured_gbps, 0.95 * m.nominal_gbps);
+      EXPECT_LE(m.measured_gbps, m.nominal_gbps * 1.0001);
+      EXPECT_FALSE(m.slow);
+    }
+  }
+  EXPECT_GT(staged, 0);  // the cube-mesh leaves some pairs without NVLink
+}
+
+TEST(LinkProbe, DevicesInHostMemoryHaveNoLinkToMeasure) {
+  DeviceSet set = open_devices("cpu:2x1,sim:1");
+  const auto probe = detail::probe_links(set, std::size_t(1) << 20, 1);
+  ASSERT_EQ(probe.size(), 2u);  // host -> sim0 and back
+  for (const auto& m : probe) EXPECT_TRUE(m.from == "sim0" || m.to == "sim0");
+}
