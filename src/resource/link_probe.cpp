@@ -40,6 +40,18 @@ class HostBlock {
   HostKind kind_ = HostKind::pageable;
 };
 
+// One block of memory on each device, given back however the probe ends.
+struct DeviceBlocks {
+  explicit DeviceBlocks(DeviceSet& s) : set(s) {}
+  ~DeviceBlocks() {
+    for (std::size_t i = 0; i < mem.size(); ++i) set.devices[i]->release(mem[i]);
+  }
+  DeviceBlocks(const DeviceBlocks&) = delete;
+  DeviceBlocks& operator=(const DeviceBlocks&) = delete;
+  DeviceSet& set;
+  std::vector<DeviceMemory> mem;
+};
+
 // GB/s of the best of `reps` runs of `copy` (which enqueues on `q`), timed on
 // `clock` until `q` finishes.
 double best_gbps(Clock& clock, Queue& q, std::size_t bytes, int reps,
@@ -74,7 +86,8 @@ std::vector<LinkMeasure> probe_links(DeviceSet& set, std::size_t bytes, int reps
     raise(Errc::invalid_argument, "--probe", "needs bytes and repetitions above 0");
   std::vector<LinkMeasure> out;
   HostBlock host(set, bytes);
-  std::vector<DeviceMemory> mem;
+  DeviceBlocks blocks(set);
+  std::vector<DeviceMemory>& mem = blocks.mem;
   for (auto& d : set.devices) mem.push_back(d->allocate(bytes));
   // Devices in host memory (the cpu device) have no link of their own to measure.
   auto remote = [&](std::size_t i) { return set.devices[i]->info().memory_node != kHostNode; };
@@ -109,7 +122,6 @@ std::vector<LinkMeasure> probe_links(DeviceSet& set, std::size_t bytes, int reps
       out.push_back(measure(set.topology, src.info().topology_id, dst.info().topology_id,
                             src.name(), dst.name(), peer ? "peer" : "via host", g));
     }
-  for (std::size_t i = 0; i < set.devices.size(); ++i) set.devices[i]->release(mem[i]);
   return out;
 }
 
