@@ -6,22 +6,9 @@
 
 #include "baton/devices.hpp"
 #include "baton/error.hpp"
+#include "support/held_event.hpp"
 
 using namespace baton;
-
-// An event that completes when another thread says so: stands for a device
-// of another backend whose work is still running.
-class LateEvent final : public Event {
- public:
-  void wait() override {
-    while (!done_.load(std::memory_order_acquire)) std::this_thread::yield();
-  }
-  bool ready() override { return done_.load(std::memory_order_acquire); }
-  void complete() { done_.store(true, std::memory_order_release); }
-
- private:
-  std::atomic<bool> done_{false};
-};
 
 TEST(CpuDevice, CopiesRoundTrip) {
   auto set = open_devices("cpu");
@@ -69,7 +56,7 @@ TEST(CpuDevice, KernelWithoutCpuCodeIsAnError) {
 
 TEST(CpuDevice, QueueWaitsForAnotherDevicesEvent) {
   auto set = open_devices("cpu:2x1");
-  auto late = std::make_shared<LateEvent>();
+  auto late = std::make_shared<test::HeldEvent>();
   std::atomic<bool> ran{false};
   Kernel k("flag");
   k.cpu([&](Span, const KernelArgs&) { ran = true; });

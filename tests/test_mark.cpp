@@ -10,24 +10,13 @@
 #include "baton/devices.hpp"
 #include "baton/error.hpp"
 #include "submit/mark.hpp"
+#include "support/held_event.hpp"
 
 using namespace baton;
 using detail::Mark;
+using test::HeldEvent;
 
 namespace {
-
-// An event that completes when the test says so: work still on the device.
-class HeldEvent final : public Event {
- public:
-  void wait() override {
-    while (!done_.load(std::memory_order_acquire)) std::this_thread::yield();
-  }
-  bool ready() override { return done_.load(std::memory_order_acquire); }
-  void complete() { done_.store(true, std::memory_order_release); }
-
- private:
-  std::atomic<bool> done_{false};
-};
 
 // The cpu device's queue, with events the test completes, counted records
 // and, on request, a record that fails as on a lost device (which the real
