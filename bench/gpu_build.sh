@@ -13,7 +13,7 @@ if [ "${TESTS:-1}" != 0 ]; then
   [ "${TESTS:-1}" = gpu ] && label=(-L gpu)
   (cd build/gpu && ctest -j 4 "${label[@]}" --output-on-failure --timeout 240) >"$out/tests.log" 2>&1
   grep -E "tests passed|Failed|\*\*\*|Passed" "$out/tests.log" | tail -60
-  # Why a test skipped (ctest shows only "Skipped"; one skipped case marks a whole executable).
+  # Why tests skipped (ctest says "Skipped" only where every case of an executable did).
   grep -A1 ": Skipped$" build/gpu/Testing/Temporary/LastTest.log | grep -vE "^--$|: Skipped$" |
     sort | uniq -c | head -20
 fi

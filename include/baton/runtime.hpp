@@ -52,6 +52,8 @@ class Runtime {
   Runtime& operator=(const Runtime&) = delete;
 
   const std::vector<std::unique_ptr<Device>>& devices() const { return set_.devices; }
+  // Device `d` failed (a lost device, an injected fault): it runs nothing more.
+  bool failed(int d) const;
   const Topology& topology() const { return set_.topology; }
   const std::vector<std::string>& notes() const { return set_.notes; }
   const Options& options() const { return options_; }
@@ -180,11 +182,16 @@ class Runtime {
   Task submit_packed(Range range, const Kernel& kernel, Packed& p, bool keep);
   PendingRun start_packed(Range range, const Kernel& kernel, Packed& p);
   Calibration calibrate_packed(Range range, const Kernel& kernel, Packed& p);
+  // Error(out_of_memory) when the task's buffers fit no device's memory.
+  void check_fits(const Kernel& kernel, const Packed& p) const;
 
   Options options_;
   DeviceSet set_;
   std::unique_ptr<detail::Engine> engine_;
   int default_policy_ = 0;  // options().policy's index
+  // The most memory any device has for buffers; 0: some device is bounded
+  // only by host memory (a cpu device, mapped host memory), so all fit.
+  std::uint64_t largest_device_memory_ = 0;
   // Buffers made here: those still alive when the runtime goes keep their
   // data on the host and drop their device replicas.
   std::vector<std::weak_ptr<detail::BufferState>> buffers_;

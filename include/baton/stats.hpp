@@ -18,6 +18,9 @@ struct DeviceStats {
   double busy_s = 0;            // time its worker had chunks in flight
   bool failed = false;          // the device failed; its work ran elsewhere
   std::string failure;
+  // The run's buffers did not fit this device's memory; its share ran on
+  // the others (why, as the allocation said). Empty: they fitted.
+  std::string out_of_memory;
 };
 
 struct RunStats {

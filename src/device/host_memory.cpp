@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -23,13 +24,16 @@ std::uint64_t host_available_bytes() {
   return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : ~std::uint64_t{0};
 }
 
-namespace {
-
-std::string gib(std::uint64_t bytes) {
-  return std::to_string(double(bytes) / double(1ull << 30)).substr(0, 5) + " GiB";
+std::string human_bytes(std::uint64_t bytes) {
+  char text[32];
+  if (bytes >= (1ull << 30))
+    std::snprintf(text, sizeof text, "%.2f GiB", double(bytes) / double(1ull << 30));
+  else if (bytes >= (1ull << 20))
+    std::snprintf(text, sizeof text, "%.2f MiB", double(bytes) / double(1ull << 20));
+  else
+    std::snprintf(text, sizeof text, "%llu bytes", static_cast<unsigned long long>(bytes));
+  return text;
 }
-
-}  // namespace
 
 DeviceMemory allocate_host(const std::string& who, std::size_t bytes) {
   // The kernel would promise more than it has and end the process once the
@@ -38,7 +42,8 @@ DeviceMemory allocate_host(const std::string& who, std::size_t bytes) {
     const std::uint64_t free = host_available_bytes();
     if (bytes > free)
       raise(Errc::out_of_memory, who,
-            "needs " + gib(bytes) + " of host memory, but " + gib(free) + " is available");
+            "needs " + human_bytes(bytes) + " of host memory, but " + human_bytes(free) +
+                " is available");
   }
   void* p = std::aligned_alloc(64, std::max<std::size_t>(64, (bytes + 63) / 64 * 64));
   if (!p)

@@ -32,6 +32,16 @@ Runtime::Runtime(DeviceSet devices, Options options)
   }
   engine_ = std::make_unique<detail::Engine>(set_, options_, detail::policies(), this);
   default_policy_ = engine_->policy_index(options_.policy);
+  for (const auto& d : set_.devices) {
+    const DeviceInfo& info = d->info();
+    const bool host_bound = info.memory_node == kHostNode || info.memory_bytes == 0 ||
+                            (info.backend == BackendKind::cuda && options_.cuda_zero_copy);
+    if (host_bound) {
+      largest_device_memory_ = 0;
+      break;
+    }
+    largest_device_memory_ = std::max(largest_device_memory_, info.memory_bytes);
+  }
 }
 
 Runtime::~Runtime() {
@@ -112,7 +122,33 @@ void Runtime::pack_scalar(Packed& p, const void* value, std::size_t n) {
   p.args->push_back(std::move(a));
 }
 
+bool Runtime::failed(int d) const {
+  if (d < 0 || d >= int(set_.devices.size()))
+    raise(Errc::invalid_argument, "runtime", "no device " + std::to_string(d));
+  return !engine_->alive(d);
+}
+
+void Runtime::check_fits(const Kernel& kernel, const Packed& p) const {
+  std::uint64_t bytes = 0;
+  std::vector<const detail::BufferState*> seen;
+  for (const auto& a : *p.args) {
+    const detail::BufferState* s = a.is_buffer ? a.buffer.state.get() : nullptr;
+    if (!s || std::find(seen.begin(), seen.end(), s) != seen.end()) continue;
+    seen.push_back(s);
+    bytes += s->bytes();
+  }
+  if (bytes <= largest_device_memory_) return;
+  const Device* largest = nullptr;
+  for (const auto& d : set_.devices)
+    if (!largest || d->info().memory_bytes > largest->info().memory_bytes) largest = d.get();
+  raise(Errc::out_of_memory, kernel.name(),
+        "its buffers take " + detail::human_bytes(bytes) +
+            ", more than any device's memory (the most: " + largest->name() + ", " +
+            detail::human_bytes(largest->info().memory_bytes) + ")");
+}
+
 Task Runtime::submit_packed(Range range, const Kernel& kernel, Packed& p, bool keep) {
+  if (largest_device_memory_) check_fits(kernel, p);
   detail::Engine::Request r;
   r.kind = p.split ? detail::TaskKind::split : detail::TaskKind::single;
   r.range = range;

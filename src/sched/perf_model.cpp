@@ -6,11 +6,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "baton/error.hpp"
+#include "common/text_file.hpp"
 
 namespace baton::detail {
 
@@ -84,10 +84,10 @@ bool PerfModel::dirty() const {
 
 void PerfModel::load(const std::string& path) {
   const std::string file = expand_home(path);
-  std::ifstream in(file);
-  if (!in) return;
-  std::stringstream text;
-  text << in.rdbuf();
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) return;  // nothing learned yet
+  const std::string text =
+      detail::read_text_file(file, Errc::invalid_argument, "performance model file");
   auto bad = [&](const std::string& why) {
     raise(Errc::invalid_argument, file,
           "not a baton performance model file (" + why +
@@ -95,7 +95,7 @@ void PerfModel::load(const std::string& path) {
   };
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text.str());
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     bad(e.what());
   }

@@ -173,8 +173,11 @@ void Engine::spread_exclude(TaskRecord* t, int d, const std::string& why) {
   {
     std::lock_guard lock(run.mu);
     run.participating[d] = 2;  // left, and not to be asked again
-    for (std::size_t i = 0; i < run.participating.size(); ++i)
-      others = others || (int(i) != d && run.participating[i] == 1);
+    run.stats[d].out_of_memory = why;
+    for (int i = 0; i < int(run.participating.size()); ++i) {
+      if (run.participating[i] == 0 && can_run(t, i)) announce(t, i);  // a device left out
+      others = others || run.participating[i] == 1;
+    }
   }
   if (!others)
     spread_error(t, std::make_exception_ptr(Error(Errc::out_of_memory, machine_.names[d], why)));

@@ -18,14 +18,6 @@ constexpr double kPollS = 100e-6;
 // Whole tasks issued back to back that share one completion event (a Mark).
 constexpr int kMarkRun = 8;
 
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#else
-  std::this_thread::yield();
-#endif
-}
-
 }  // namespace
 
 Worker::Worker(Engine& engine, int index, Device& device, std::vector<unsigned> cpus,
@@ -123,9 +115,13 @@ TaskRecord* Worker::steal(Worker& thief) {
   inbox_.take_all(taken);
   TaskRecord* first = nullptr;
   for (TaskRecord* t : taken) {
-    if (!engine_.stealable(t) || !engine_.can_run(t, thief.index()))
-      post(t);
-    else if (!first)
+    if (!engine_.stealable(t) || !engine_.can_run(t, thief.index())) {
+      // Back, and not counted as stealable: a thief that may not run it
+      // (out of memory there) would take it again and again, and on a
+      // virtual clock time would never move on.
+      inbox_.push(t);
+      wake();
+    } else if (!first)
       first = t;
     else
       thief.push_local(t, true);
@@ -263,7 +259,7 @@ bool Worker::has_work_now() {
       has_announced_.load(std::memory_order_acquire))
     return true;
   for (const auto& p : parts_) {
-    if (p->task->finished()) return true;  // to leave it
+    if (p->task->finished() || (p->excluded && p->in_flight == 0)) return true;  // to leave it
     const ChunkSource& s = *p->run->source;
     if (s.stealable(index_) || s.exhausted()) return true;
   }
@@ -302,7 +298,7 @@ std::optional<Worker::Work> Worker::chunk_work() {
   std::optional<Work> found;
   for (std::size_t i = 0; i < n && !found; ++i) {
     Participation& p = *parts_[(next_part_ + i) % n];
-    if (p.task->finished()) continue;
+    if (p.task->finished() || p.excluded) continue;
     if (auto take = p.run->source->next(index_)) {
       next_part_ = (next_part_ + i) % n;  // stay with it while it has chunks
       found = Work{p.task, &p, *take, take->victim};
@@ -316,7 +312,7 @@ std::optional<Worker::Work> Worker::chunk_work() {
       continue;
     }
     settle(p);
-    const bool over = p.task->finished() || p.run->source->exhausted();
+    const bool over = p.task->finished() || p.excluded || p.run->source->exhausted();
     if (over && p.in_flight == 0) {
       TaskRecord* t = p.task;
       spare_parts_.push_back(std::move(parts_[i]));
@@ -659,7 +655,9 @@ void Worker::chunk_failed(Participation& p, const Take& take, std::exception_ptr
       return;
     }
     if (err.code() == Errc::out_of_memory) {  // this device cannot hold it: others take it
+      p.excluded = true;
       p.run->source->give_back(index_, take.span);
+      p.run->source->retire(index_);  // its share of what is left goes to the others
       engine_.spread_exclude(p.task, index_, err.message());
       return;
     }

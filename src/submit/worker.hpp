@@ -110,6 +110,7 @@ class Worker {
     SplitRun* run = nullptr;
     std::uint64_t done_items = 0;  // completed here, not yet published
     int in_flight = 0;
+    bool excluded = false;  // its buffers did not fit this device: it takes no more
   };
   struct Work {
     TaskRecord* task = nullptr;

@@ -1,14 +1,13 @@
 // Topology files: {"nodes": [{"id": "gpu0", "kind": "gpu"}],
 //                  "links": [{"a": "gpu0", "b": "gpu1", "kind": "nvlink", "gbps": 450,
 //                  "latency_us": 2}]}
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "baton/error.hpp"
 #include "baton/topology.hpp"
+#include "common/text_file.hpp"
 
 namespace baton {
 
@@ -73,11 +72,7 @@ Topology Topology::from_json(const std::string& text, const std::string& origin)
 }
 
 Topology Topology::load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) raise(Errc::bad_topology, path, "cannot open the topology file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return from_json(ss.str(), path);
+  return from_json(detail::read_text_file(path, Errc::bad_topology, "topology file"), path);
 }
 
 }  // namespace baton

@@ -281,7 +281,8 @@ bool Trainer::drop_failed(const RunStats& grad, std::vector<std::string>& failur
       rates_[std::size_t(d)] = 0;
     }
   std::erase_if(devices_, failed);
-  if (devices_.empty()) raise(Errc::device_failed, "train", "every device failed");
+  if (devices_.empty())
+    raise(Errc::device_failed, "train", "every device failed (last: " + failures.back() + ")");
   if (!shared_) connect();
   follow_rates();
   return true;
@@ -379,6 +380,57 @@ std::string Trainer::collective() const {
 std::vector<float> Trainer::params() {
   auto p = params_.read();
   return {p.begin(), p.end()};
+}
+
+Checkpoint Trainer::checkpoint() {
+  Checkpoint c;
+  c.shape = config_.shape;
+  c.seed = config_.seed;
+  c.batch = config_.batch;
+  c.micro_batch = config_.micro_batch;
+  c.step = step_;
+  for (int d : devices_) c.rates[rt_.devices()[std::size_t(d)]->name()] = rates_[std::size_t(d)];
+  c.params = params();
+  const auto m = m_.read(), v = v_.read();
+  c.m.assign(m.begin(), m.end());
+  c.v.assign(v.begin(), v.end());
+  return c;
+}
+
+void Trainer::restore(const Checkpoint& c) {
+  auto differs = [](const char* field, long long mine, long long theirs) {
+    if (mine != theirs)
+      raise(Errc::invalid_argument, "checkpoint",
+            std::string(field) + " is " + std::to_string(theirs) + " in the checkpoint, " +
+                std::to_string(mine) + " here");
+  };
+  differs("inputs", config_.shape.inputs, c.shape.inputs);
+  differs("width", config_.shape.width, c.shape.width);
+  differs("depth", config_.shape.depth, c.shape.depth);
+  differs("outputs", config_.shape.outputs, c.shape.outputs);
+  differs("seed", (long long)config_.seed, (long long)c.seed);
+  differs("batch", config_.batch, c.batch);
+  differs("micro_batch", config_.micro_batch, c.micro_batch);
+  const std::size_t n = layout_.params();
+  if (c.params.size() != n || c.m.size() != n || c.v.size() != n)
+    raise(Errc::invalid_argument, "checkpoint", "its arrays are not of this model's size");
+  rt_.wait_all();
+  auto p = params_.host();
+  auto low = weights_bf16_.host();
+  auto m = m_.host(), v = v_.host();
+  for (std::size_t i = 0; i < n; ++i) {
+    p[i] = c.params[i];
+    low[i] = bf16_bits(c.params[i]);
+    m[i] = c.m[i];
+    v[i] = c.v[i];
+  }
+  step_ = c.step;
+  // Devices the checkpoint knew keep their rates; others start from their peak figures.
+  for (int d : devices_)
+    if (auto it = c.rates.find(rt_.devices()[std::size_t(d)]->name()); it != c.rates.end())
+      rates_[std::size_t(d)] = it->second;
+  seen_.clear();
+  follow_rates();
 }
 
 }  // namespace baton::train

@@ -23,6 +23,7 @@
 #include "baton/runtime.hpp"
 #include "collective/communicator.hpp"
 #include "train/adamw.hpp"
+#include "train/checkpoint.hpp"
 #include "train/mlp.hpp"
 #include "train/step_kernels.hpp"
 #include "train/teacher.hpp"
@@ -98,6 +99,13 @@ class Trainer {
   std::vector<float> gradient(int step);
   // The weights, on the host, once every update so far is done.
   std::vector<float> params();
+  // What a job resumed later needs, once every update so far is done.
+  Checkpoint checkpoint();
+  // Goes on from `c`: its weights, moments, step and rates. Throws
+  // Error(invalid_argument, "checkpoint") naming a field that differs from
+  // this trainer's configuration (the model's shape, seed, batch).
+  void restore(const Checkpoint& c);
+  int steps_done() const { return step_; }
 
   const MlpLayout& layout() const { return layout_; }
   const TrainConfig& config() const { return config_; }

@@ -9,10 +9,9 @@ INSTANTIATE_TEST_SUITE_P(sim, Training, testing::Values("sim:4,2,1"));
 
 namespace {
 
-Runtime runtime_of(const std::string& devices, const std::string& fault = "") {
+Runtime runtime_of(const std::string& devices) {
   Options o;
   o.devices = devices;
-  o.fault = fault;
   o.perf_model_file = "";
   return Runtime(o);
 }
@@ -79,34 +78,6 @@ TEST(TrainingSim, ADeviceThatSlowsIsAbsorbedWithinTheStep) {
   // takes 2.1-2.5x (the first chunk device 0 takes runs slow to its end).
   EXPECT_GT(weighted, 3.0);
   EXPECT_LT(ws, 0.75 * weighted);
-}
-
-// A device that fails in the middle of training (BATON_FAULT's switch): the
-// step it failed in is accumulated again on the others, it is left out from
-// then on, and the weights are those of training on one healthy device.
-TEST(TrainingFaults, ADeviceThatFailsIsLeftOutAndNothingIsLost) {
-  for (const auto& [spec, fault] : {std::pair<std::string, std::string>{"cpu:3x1", "cpu1:after=5"},
-                                    {"sim:4,2,1", "sim1:after=5"}}) {
-    Runtime rt = runtime_of(spec, fault);
-    TrainConfig c;
-    c.shape = MlpShape{16, 48, 2, 8};
-    c.batch = 384;
-    c.micro_batch = 8;
-    c.policy = "static";
-    Trainer all(rt, c);
-    c.devices = {0};
-    Trainer one(rt, c);
-    const std::vector<float> start = one.params();
-    std::size_t failures = 0;
-    for (int s = 0; s < 5; ++s) {
-      const StepResult a = all.step(), b = one.step();
-      failures += a.failures.size();
-      EXPECT_NEAR(a.loss, b.loss, 1e-4 * b.loss) << spec << " step " << a.step;
-    }
-    EXPECT_EQ(failures, 1u) << spec;
-    EXPECT_EQ(all.devices(), (std::vector<int>{0, 2})) << spec;
-    EXPECT_LT(relative_to_training(all.params(), one.params(), start), 1e-4) << spec;
-  }
 }
 
 }  // namespace training

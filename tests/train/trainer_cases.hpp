@@ -1,7 +1,8 @@
 // Data-parallel training through the Runtime, written once and instantiated
-// per backend (test_trainer.cpp: cpu and sim; test_trainer_cuda.cpp): the
+// per backend (test_trainer.cpp: cpu and sim; test_trainer_cuda.cpp, _opencl): the
 // reduced gradient is the one-device gradient of the whole batch, training on
-// many devices keeps the weights of training on one, the loss falls, and bad
+// many devices keeps the weights of training on one, a device that fails is
+// left out with nothing lost, the loss falls, and bad
 // configurations are named. Backends that compute in bf16 (cuda) are held to
 // bf16's precision, the others to fp32's.
 #pragma once
@@ -43,11 +44,12 @@ inline double relative_to_training(const std::vector<float>& a, const std::vecto
 
 class Training : public testing::TestWithParam<std::string> {
  protected:
-  // The parameter's devices, or null with skip_reason_ set.
-  std::unique_ptr<Runtime> open() {
+  // The parameter's devices, or null with skip_reason_ set; `fault` as BATON_FAULT.
+  std::unique_ptr<Runtime> open(const std::string& fault = "") {
     Options o;
     o.devices = GetParam();
     o.perf_model_file = "";
+    o.fault = fault;
     return test::open_or_skip(o, skip_reason_);
   }
   bool bf16() const { return GetParam().find("cuda") != std::string::npos; }
@@ -112,6 +114,36 @@ TEST_P(Training, ManyDevicesKeepTheWeightsOfOne) {
   ASSERT_EQ(pa.size(), pb.size());
   EXPECT_LT(relative_to_training(pa, pb, start), bf16() ? 5e-2 : 1e-4)
       << "the weights differ from training on one device";
+}
+
+// A device that fails in the middle of training (BATON_FAULT's switch): the
+// step it failed in is accumulated again on the others, it is left out from
+// then on, and the weights are those of training on one healthy device.
+TEST_P(Training, ADeviceThatFailsIsLeftOutAndNothingIsLost) {
+  TRAINING_OPEN(probe);
+  if (probe->devices().size() < 2) GTEST_SKIP() << GetParam() << ": one device, none to fail";
+  const std::string failing = probe->devices()[1]->name();
+  probe.reset();
+  auto rt = open(failing + ":after=5");
+  ASSERT_TRUE(rt) << skip_reason_;
+  TrainConfig c = small("static");
+  Trainer all(*rt, c);
+  c.devices = {0};
+  Trainer one(*rt, c);
+  const std::vector<float> start = one.params();
+  std::size_t failures = 0;
+  for (int s = 0; s < 5; ++s) {
+    const StepResult a = all.step(), b = one.step();
+    for (const auto& f : a.failures) EXPECT_NE(f.find(failing), std::string::npos) << f;
+    failures += a.failures.size();
+    EXPECT_NEAR(a.loss, b.loss, (bf16() ? 1e-2 : 1e-4) * b.loss) << "step " << a.step;
+  }
+  EXPECT_EQ(failures, 1u);
+  std::vector<int> survivors;
+  for (int d = 0; d < int(rt->devices().size()); ++d)
+    if (d != 1) survivors.push_back(d);
+  EXPECT_EQ(all.devices(), survivors);
+  EXPECT_LT(relative_to_training(all.params(), one.params(), start), bf16() ? 5e-2 : 1e-4);
 }
 
 TEST_P(Training, TheLossFalls) {

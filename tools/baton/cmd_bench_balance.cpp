@@ -142,7 +142,9 @@ void run_balance(const BalanceArgs& args) {
                      {"busy_s", d.busy_s},
                      {"bytes_in", d.bytes_in},
                      {"bytes_out", d.bytes_out},
-                     {"failed", d.failed}});
+                     {"failed", d.failed},
+                     {"failure", d.failure},
+                     {"out_of_memory", d.out_of_memory}});
     }
     double speedup = base && r.makespan_s > 0 ? base->makespan_s / r.makespan_s : 0;
     t.add({r.policy, seconds(r.makespan_s), si(r.throughput()), fixed(100 * r.efficiency, 1) + " %",
@@ -187,6 +189,10 @@ void run_balance(const BalanceArgs& args) {
     if (r.reruns)
       std::printf("note: %s: %llu span(s) re-run after a device failed\n", r.policy.c_str(),
                   static_cast<unsigned long long>(r.reruns));
+    for (const auto& d : r.devices)
+      if (!d.out_of_memory.empty())
+        std::printf("note: %s: the buffers did not fit %s (%s); the others ran its share\n",
+                    r.policy.c_str(), d.name.c_str(), d.out_of_memory.c_str());
   }
 }
 

@@ -18,6 +18,7 @@
 #include "policy_list.hpp"
 #include "table.hpp"
 #include "train/trainer.hpp"
+#include "train_args.hpp"
 #ifdef BATON_TRAIN_CUDA
 #include "train/cuda/grad_cuda.hpp"
 #endif
@@ -25,26 +26,6 @@
 namespace baton::cli {
 
 namespace {
-
-struct TrainArgs {
-  std::string devices = env_options().devices;
-  std::string policies = "static,weighted,ws";
-  train::MlpShape shape{512, 1024, 4, 64};
-  int batch = 512;
-  int micro_batch = 32;
-  int steps = 10;
-  int warmup = 1;
-  int dataset = 0;
-  std::string scaling = "weak";
-  std::string collective = "auto";
-  bool no_overlap = false;
-  std::string trace;  // Chrome/Perfetto trace-event JSON of every run
-  std::string counts;
-  float lr = 1e-3f;
-  std::uint64_t seed = 1;
-  bool json = false;
-  std::string json_out;
-};
 
 struct Run {
   std::vector<int> devices;
@@ -160,17 +141,8 @@ double ideal_rate(const Run& r, const Run& beside, int micro_batch,
 
 Run run_training(Runtime& rt, const TrainArgs& a, std::vector<int> devices, int batch,
                  const std::string& policy, const std::string& label) {
-  train::TrainConfig c;
-  c.shape = a.shape;
-  c.batch = batch;
-  c.micro_batch = a.micro_batch;
-  c.policy = policy;
-  c.optimizer.lr = a.lr;
-  c.seed = a.seed;
-  c.dataset = a.dataset;
+  train::TrainConfig c = train_config(a, batch, policy);
   c.devices = devices;
-  c.collective = a.collective;
-  c.overlap = !a.no_overlap;
   // The runtime lets go of a finished task's buffers lazily (at a wait, or
   // as its records are reused): what the run before still holds is left out.
   rt.wait_all();
@@ -223,6 +195,7 @@ Run run_training(Runtime& rt, const TrainArgs& a, std::vector<int> devices, int 
 
 void run_train(const TrainArgs& a) {
   if (a.steps < 1) raise(Errc::invalid_argument, "--steps", "must be at least 1");
+  if (!a.checkpoint.empty() || a.resume) return run_train_job(a);
   if (a.warmup < 0) raise(Errc::invalid_argument, "--warmup", "must be 0 or more");
   if (a.scaling != "weak" && a.scaling != "strong")
     raise(Errc::invalid_argument, "--scaling", "'" + a.scaling + "': expected weak or strong");
@@ -281,18 +254,33 @@ void run_train(const TrainArgs& a) {
   auto label = [&](const std::string& what) {
     return "[" + std::to_string(++run_no) + "/" + std::to_string(runs_total) + "] " + what;
   };
+  // A device that fails on its own is named and left out of the rest.
+  std::vector<int> working;
+  nlohmann::json failed_alone = nlohmann::json::array();
   for (int d : able) {
-    Run r = run_training(rt, a, {d}, batch_for(1), "static", label(rt.devices()[d]->name()));
-    alone[d] = r.samples_per_s;
-    progress_result(rt.devices()[d]->name() + " alone: " + si(r.samples_per_s) + " samples/s");
-    runs.push_back(std::move(r));
+    const std::string& name = rt.devices()[d]->name();
+    try {
+      Run r = run_training(rt, a, {d}, batch_for(1), "static", label(name));
+      alone[d] = r.samples_per_s;
+      progress_result(name + " alone: " + si(r.samples_per_s) + " samples/s");
+      runs.push_back(std::move(r));
+      working.push_back(d);
+    } catch (const Error& e) {
+      // Its work may have spilled onto devices outside the run before the error.
+      if (!rt.failed(d)) throw;
+      progress_result("note: " + name + " failed when it ran alone (" + e.message() +
+                      "); the runs of several devices leave it out");
+      failed_alone.push_back({{"device", name}, {"failure", e.message()}});
+    }
   }
+  j["failed_alone"] = failed_alone;
+  if (working.empty()) raise(Errc::device_failed, "train", "every device failed");
   // k devices are the k fastest alone, as one adds GPUs to a job.
-  std::vector<int> fastest = able;
+  std::vector<int> fastest = working;
   std::stable_sort(fastest.begin(), fastest.end(),
                    [&](int x, int y) { return alone[x] > alone[y]; });
   for (int k : counts) {
-    if (k == 1) continue;  // the fastest device alone is that row
+    if (k == 1 || k > int(working.size())) continue;  // the fastest alone is k = 1's row
     std::vector<int> use(fastest.begin(), fastest.begin() + k);
     std::sort(use.begin(), use.end());
     for (const auto& p : policies) {
@@ -474,6 +462,15 @@ void add_train_command(CLI::App& app) {
                   "write a trace of every run to this file (Chrome/Perfetto trace-event JSON: a "
                   "track per device with a span per chunk, a host track with a span per step)");
   cmd->add_option("--json-out", a->json_out, "also write the results as JSON to this file");
+  cmd->add_option("--checkpoint", a->checkpoint,
+                  "one training job instead of the comparison: every device, the first policy, "
+                  "--steps steps, a line per step; its state (weights, optimizer, step, rates) "
+                  "written to this file every --checkpoint-every steps and at the end");
+  cmd->add_option("--checkpoint-every", a->checkpoint_every, "steps between checkpoints")
+      ->capture_default_str();
+  cmd->add_flag("--resume", a->resume,
+                "go on from the --checkpoint file's step up to --steps, with the losses an "
+                "uninterrupted job would have had");
   cmd->callback([a] { run_train(*a); });
 }
 

@@ -4,17 +4,11 @@
 #include <cstdio>
 
 #include "baton/error.hpp"
+#include "device/host_memory.hpp"
 
 namespace baton::cuda {
-namespace {
 
-std::string gib(std::size_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f GiB", double(bytes) / double(1ull << 30));
-  return text;
-}
-
-}  // namespace
+using detail::human_bytes;
 
 std::size_t CachingAllocator::size_class(std::size_t bytes) {
   constexpr std::size_t kMin = 512, kLarge = std::size_t(32) << 20, kPage = std::size_t(2) << 20;
@@ -97,8 +91,9 @@ DeviceMemory CachingAllocator::allocate(std::size_t bytes) {
 void CachingAllocator::out_of_memory(std::size_t bytes, std::size_t free_bytes,
                                      std::size_t total) const {
   raise(Errc::out_of_memory, where_,
-        gib(bytes) + " requested, " + gib(free_bytes) + " free of " + gib(total) +
-            (device_limit_ ? " (capped at " + gib(device_limit_) + ")" : std::string()) +
+        human_bytes(bytes) + " requested, " + human_bytes(free_bytes) + " free of " +
+            human_bytes(total) +
+            (device_limit_ ? " (capped at " + human_bytes(device_limit_) + ")" : std::string()) +
             "; managed memory is used only within free memory");
 }
 
@@ -109,7 +104,7 @@ DeviceMemory CachingAllocator::allocate_mapped(std::size_t bytes) {
   CUresult r =
       driver().cuMemHostAlloc(&host, bytes, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
   if (r == CUDA_ERROR_OUT_OF_MEMORY)
-    raise(Errc::out_of_memory, where_, gib(bytes) + " of mapped host memory");
+    raise(Errc::out_of_memory, where_, human_bytes(bytes) + " of mapped host memory");
   check(r, "cuMemHostAlloc", where_);
   CUdeviceptr p = 0;
   BATON_CU(where_, cuMemHostGetDevicePointer, &p, host, 0);

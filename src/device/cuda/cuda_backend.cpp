@@ -11,6 +11,7 @@
 #include "device/cuda/cuda_device.hpp"
 #include "device/cuda/green_partition.hpp"
 #include "device/cuda/pinned_host.hpp"
+#include "device/host_memory.hpp"
 
 namespace baton::detail {
 namespace {
@@ -23,12 +24,6 @@ using namespace baton::cuda;
 constexpr double kPcieGbps = 55.0;
 constexpr double kPcieLatencyUs = 2.0;
 
-std::string gib(std::uint64_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.0f GiB", double(bytes) / double(1ull << 30));
-  return text;
-}
-
 DeviceInfo base_info(const Gpu& gpu) {
   const GpuProperties& p = gpu.props();
   DeviceInfo info;
@@ -40,7 +35,8 @@ DeviceInfo base_info(const Gpu& gpu) {
   info.shares = {"gpu:" + (p.pci_bus_id.empty() ? gpu.topology_id() : p.pci_bus_id)};
   info.pipeline_depth = 3;  // copy in, compute, copy out overlapped
   info.description = p.model + ", sm_" + std::to_string(p.cc_major * 10 + p.cc_minor) + ", " +
-                     gib(p.memory_bytes) + ", " + std::to_string(p.clock_khz / 1000) + " MHz";
+                     human_bytes(p.memory_bytes) + ", " + std::to_string(p.clock_khz / 1000) +
+                     " MHz";
   return info;
 }
 

@@ -95,10 +95,29 @@ SimDevice::SimDevice(DeviceInfo info, SimDeviceSpec spec, double launch_us, bool
 }
 
 DeviceMemory SimDevice::allocate(std::size_t bytes) {
-  return allocate_host(name(), bytes);
+  if (spec_.memory_bytes) {
+    std::lock_guard lock(memory_mu_);
+    if (bytes > spec_.memory_bytes - allocated_)
+      raise(Errc::out_of_memory, name(),
+            "needs " + human_bytes(bytes) + ", but " +
+                human_bytes(spec_.memory_bytes - allocated_) + " of its " +
+                human_bytes(spec_.memory_bytes) + " is free");
+    allocated_ += bytes;
+  }
+  try {
+    return allocate_host(name(), bytes);
+  } catch (...) {
+    std::lock_guard lock(memory_mu_);
+    if (spec_.memory_bytes) allocated_ -= bytes;
+    throw;
+  }
 }
 
 void SimDevice::release(DeviceMemory memory) {
+  if (spec_.memory_bytes) {
+    std::lock_guard lock(memory_mu_);
+    allocated_ -= memory.bytes;
+  }
   release_host(memory);
 }
 
@@ -180,8 +199,6 @@ Backend sim_backend() {
       "  sim:FILE.json         virtual devices, links and events from a topology file\n";
   b.in_default_set = false;
   b.create = [](const std::string& args, BackendContext& ctx) {
-    if (args.empty())
-      raise(Errc::bad_device_spec, "sim", "sim needs speeds or a file, e.g. sim:8,4,2,1");
     SimMachine m = parse_sim_args(args);
     // One clock for every sim device of the set, whichever spec item made them.
     std::shared_ptr<void>& shared = ctx.shared("sim");
@@ -208,6 +225,7 @@ Backend sim_backend() {
       info.memory_node = ctx.new_memory_node();
       info.compute_units = 1;
       info.peak_gflops = d.speed;
+      info.memory_bytes = d.memory_bytes;
       info.pipeline_depth = m.pipeline_depth;
       auto dev =
           std::make_unique<SimDevice>(std::move(info), d, launch_us, execute,

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -28,6 +29,9 @@ struct SimDeviceSpec {
   std::string id;  // topology node id
   double speed = 1;
   double memory_gbps = 0;  // device memory bandwidth (GB/s); 0: kernels' bytes cost nothing
+  // Memory it holds; an allocation past it fails as a GPU's would (0: only
+  // the host's memory bounds it).
+  std::uint64_t memory_bytes = 0;
   std::vector<SimSpeedChange> changes;
   double fail_at_s = -1;  // < 0: never fails
 };
@@ -106,6 +110,8 @@ class SimDevice final : public Device {
   std::shared_ptr<SimClock> clock_;
   std::map<std::string, PathCost> peers_;
   std::array<std::unique_ptr<SimQueue>, 3> queues_;  // by QueueRole
+  std::mutex memory_mu_;
+  std::uint64_t allocated_ = 0;  // against spec_.memory_bytes
 };
 
 }  // namespace baton::detail

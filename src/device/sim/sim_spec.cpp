@@ -1,7 +1,7 @@
 // The ways to describe sim devices: a list of speeds, or a JSON file (a
 // preset's name stands for presets/NAME.json):
 // {"about": "where the figures come from", "launch_us": 5, "execute": true, "pipeline_depth": 3,
-//  "devices": [{"id": "gpu0", "speed": 8, "memory_gbps": 3350,
+//  "devices": [{"id": "gpu0", "speed": 8, "memory_gbps": 3350, "memory_gib": 80,
 //               "changes": [{"at_s": 0.5, "speed": 2}], "fail_at_s": 1}],
 //  "switches": ["nvswitch"],
 //  "links":   [{"a": "gpu0", "b": "host", "kind": "pcie", "gbps": 55, "latency_us": 5}]}
@@ -16,6 +16,7 @@
 
 #include "baton/error.hpp"
 #include "baton/link.hpp"
+#include "common/text_file.hpp"
 #include "device/sim/sim_device.hpp"
 
 namespace baton::detail {
@@ -42,14 +43,12 @@ static double parse_speed(const std::string& tok, const std::string& where) {
 }
 
 static SimMachine read_sim_file(const std::string& path, const std::string& what) {
-  std::ifstream in(path);
-  if (!in) raise(Errc::bad_topology, path, "cannot open the " + what);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return sim_machine_from_json(ss.str(), path);
+  return sim_machine_from_json(detail::read_text_file(path, Errc::bad_topology, what), path);
 }
 
 SimMachine parse_sim_args(const std::string& args) {
+  if (args.empty())
+    raise(Errc::bad_device_spec, "sim", "sim needs speeds or a file, e.g. sim:8,4,2,1");
   const std::string where = "sim:" + args;
   if (args.size() > 5 && args.substr(args.size() - 5) == ".json")
     return read_sim_file(args, "sim topology file");
@@ -120,6 +119,9 @@ SimMachine sim_machine_from_json(const std::string& text, const std::string& ori
     d.fail_at_s = number(o, "fail_at_s", -1, ctx);
     d.memory_gbps = number(o, "memory_gbps", 0, ctx);
     if (d.memory_gbps < 0) bad(ctx + ".memory_gbps must not be negative");
+    const double gib = number(o, "memory_gib", 0, ctx);
+    if (!(gib >= 0 && gib <= 1 << 20)) bad(ctx + ".memory_gib must be from 0 (unbounded) to 2^20");
+    d.memory_bytes = std::uint64_t(gib * double(1ull << 30));
     if (o.contains("changes")) {
       if (!o["changes"].is_array()) bad(ctx + ".changes must be an array");
       for (const auto& c : o["changes"]) {
