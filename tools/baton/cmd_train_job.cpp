@@ -32,6 +32,16 @@ train::TrainConfig train_config(const TrainArgs& a, int batch, const std::string
   return c;
 }
 
+namespace {
+
+// A step's line is the job's output: on stdout, at once.
+void say(const std::string& line) {
+  std::printf("%s\n", line.c_str());
+  std::fflush(stdout);
+}
+
+}  // namespace
+
 void run_train_job(const TrainArgs& a) {
   if (a.checkpoint.empty())
     raise(Errc::invalid_argument, "--resume", "needs --checkpoint FILE to resume from");
@@ -73,22 +83,20 @@ void run_train_job(const TrainArgs& a) {
       if (!r.failures.empty()) step["failures"] = r.failures;
       j["steps"].push_back(step);
       if (!a.json) {
-        progress_result("step " + std::to_string(r.step) + "  loss " + fixed(r.loss, 6) + "  " +
-                        seconds(r.seconds));
+        say("step " + std::to_string(r.step) + "  loss " + fixed(r.loss, 6) + "  " +
+            seconds(r.seconds));
         for (const auto& f : r.failures)
-          progress_result("note: step " + std::to_string(r.step) + ": " + f + " (left out)");
+          say("note: step " + std::to_string(r.step) + ": " + f + " (left out)");
       }
       if (s % a.checkpoint_every == 0 || s == a.steps) save();
     }
   } catch (const Error& e) {
-    progress_done();
     raise(e.code(), e.where(),
           e.message() + "; the last checkpoint (step " + std::to_string(saved) + ") is in " +
               a.checkpoint + ": the same command with --resume goes on from it");
   }
-  progress_done();
   if (emit_json(j, a.json, a.json_out)) return;
-  std::printf("checkpoint: %s (step %d)\n", a.checkpoint.c_str(), t.steps_done());
+  say("checkpoint: " + a.checkpoint + " (step " + std::to_string(t.steps_done()) + ")");
 }
 
 }  // namespace baton::cli
