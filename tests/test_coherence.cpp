@@ -213,3 +213,26 @@ TEST(Coherence, ReadersCopyFromAHolderWhoseDataHasLanded) {
   // node order: `second` must copy from the writer all the same.
   EXPECT_NEAR(lands_at(second) - start, 10e-6, 1e-9) << "copied from a copy still landing";
 }
+
+// A failed device's data goes home only where no other node holds it: a copy
+// over a range the host holds would land on whatever the host's copy became
+// meanwhile (a cpu device updates host memory in place). Found by training
+// with an OpenCL device that failed: a stale piece came home over fresh moments.
+TEST(Coherence, AFailedNodeSavesHomeOnlyWhatNoOtherNodeHolds) {
+  auto set = open_devices("sim:1");
+  Device& a = *set.devices[0];
+  BufferState buf(64, nullptr);
+  auto* host = static_cast<int*>(buf.host());
+  std::iota(host, host + 16, 0);
+  std::vector<EventPtr> waits;
+  buf.acquire(a, a.queue(QueueRole::copy_in), 0, 64, waits);
+  auto* ra = static_cast<int*>(buf.replica(a).ptr);
+  for (int i = 0; i < 16; ++i) ra[i] = 100 + i;
+  buf.written(a, 0, 64, nullptr);                             // a alone holds it, as one piece
+  EXPECT_EQ(buf.acquire_host(32, 64, false).bytes_out, 32u);  // the host holds the second half
+  for (int i = 8; i < 16; ++i) host[i] = -1;  // in place, as a cpu device's write under way
+  buf.drop_node(a.info().memory_node, "a failed");
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(host[i], 100 + i) << i;  // saved home
+  for (int i = 8; i < 16; ++i) EXPECT_EQ(host[i], -1) << i;      // not copied over
+  EXPECT_EQ(buf.holders(0, 64), (std::vector<MemoryNode>{kHostNode}));
+}

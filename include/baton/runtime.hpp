@@ -54,6 +54,8 @@ class Runtime {
   const std::vector<std::unique_ptr<Device>>& devices() const { return set_.devices; }
   // Device `d` failed (a lost device, an injected fault): it runs nothing more.
   bool failed(int d) const;
+  // Why device `d` failed ("" while it has not).
+  std::string failure(int d) const;
   const Topology& topology() const { return set_.topology; }
   const std::vector<std::string>& notes() const { return set_.notes; }
   const Options& options() const { return options_; }

@@ -289,32 +289,71 @@ void BufferState::detach_devices() {
 }
 
 void BufferState::drop_node(MemoryNode node, const std::string& why) {
-  std::lock_guard lock(mu_);
-  if (node == kHostNode || node >= static_cast<MemoryNode>(replicas_.size())) return;
-  Replica& dying = replicas_[node];
-  std::vector<std::pair<Span, EventPtr>> pieces;
-  dying.valid.for_each(0, bytes_, [&](Span s, const EventPtr& e) { pieces.push_back({s, e}); });
-  for (auto& [piece, ready] : pieces) {
-    // Only what no other node holds needs saving.
-    bool elsewhere = false;
-    for (MemoryNode n = 0; n < static_cast<MemoryNode>(replicas_.size()) && !elsewhere; ++n)
-      elsewhere = n != node && replicas_[n].valid.covers(piece.begin, piece.end);
-    if (elsewhere) continue;
+  std::vector<std::pair<Span, EventPtr>> rescued;  // pieces copied home, and when they land
+  Device* device = nullptr;
+  DeviceMemory memory;
+  {
+    std::lock_guard lock(mu_);
+    if (node == kHostNode || node >= static_cast<MemoryNode>(replicas_.size())) return;
+    Replica& dying = replicas_[node];
+    std::vector<std::pair<Span, EventPtr>> pieces;
+    dying.valid.for_each(0, bytes_, [&](Span s, const EventPtr& e) { pieces.push_back({s, e}); });
+    for (auto& [piece, ready] : pieces) {
+      // Only what no other node holds needs saving: the gaps other nodes
+      // leave in the piece (a copy home over a range another node holds
+      // would also overwrite the host's own copy of it).
+      std::vector<Span> held;
+      for (MemoryNode n = 0; n < static_cast<MemoryNode>(replicas_.size()); ++n)
+        if (n != node)
+          replicas_[n].valid.for_each(piece.begin, piece.end,
+                                      [&](Span s, const EventPtr&) { held.push_back(s); });
+      std::sort(held.begin(), held.end(), [](Span a, Span b) { return a.begin < b.begin; });
+      std::uint64_t at = piece.begin;
+      auto save = [&](std::uint64_t b, std::uint64_t e) {
+        if (b >= e) return;
+        try {
+          rescued.push_back({Span{b, e}, to_host(dying, Span{b, e}, ready)});
+        } catch (const Error&) {
+          lost_.assign(b, e, nullptr);
+          lost_why_ = why;
+        }
+      };
+      for (Span h : held) {
+        save(at, std::min(h.begin, piece.end));
+        at = std::max(at, h.end);
+      }
+      save(at, piece.end);
+    }
+    dying.valid.erase(0, bytes_);
+    device = dying.device;
+    memory = dying.memory;
+    dying = Replica{};
+  }
+  // The copies home read the device's memory: it is given back only once they
+  // landed (given back sooner, it was reused under them, and a piece came home
+  // stale). Waited for without the lock, as acquire() waits.
+  std::vector<Span> failed;
+  for (auto& [piece, landed] : rescued) {
     try {
-      to_host(dying, piece, ready);
+      landed->wait();
     } catch (const Error&) {
-      lost_.assign(piece.begin, piece.end, nullptr);
-      lost_why_ = why;
+      failed.push_back(piece);
     }
   }
-  dying.valid.erase(0, bytes_);
-  if (dying.device) {
+  if (!failed.empty()) {
+    std::lock_guard lock(mu_);
+    for (Span piece : failed) {
+      replicas_[kHostNode].valid.erase(piece.begin, piece.end);
+      lost_.assign(piece.begin, piece.end, nullptr);
+    }
+    lost_why_ = why;
+  }
+  if (device) {
     try {
-      release_held(*dying.device, dying.memory, bytes_);
+      release_held(*device, memory, bytes_);
     } catch (const Error&) {  // a lost device's memory is gone with it
     }
   }
-  dying = Replica{};
 }
 
 void BufferState::rehome(MemoryNode node, Device& dev) {

@@ -128,6 +128,10 @@ bool Runtime::failed(int d) const {
   return !engine_->alive(d);
 }
 
+std::string Runtime::failure(int d) const {
+  return failed(d) ? engine_->failure(d) : std::string();
+}
+
 void Runtime::check_fits(const Kernel& kernel, const Packed& p) const {
   std::uint64_t bytes = 0;
   std::vector<const detail::BufferState*> seen;

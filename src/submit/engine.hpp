@@ -131,6 +131,7 @@ class Engine final : public HostAccessGuard {
   Worker& worker(int d) { return *workers_[d]; }
   int devices() const { return int(workers_.size()); }
   bool alive(int d) const { return workers_[d]->alive(); }
+  std::string failure(int d) const { return workers_[d]->failure(); }  // once !alive(d)
   bool write_back() const { return options_.write_back; }
   // Some policy in use lets idle devices take others' queued tasks.
   bool steals_anything() const { return any_stealing_.load(std::memory_order_relaxed); }

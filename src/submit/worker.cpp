@@ -668,8 +668,8 @@ void Worker::chunk_failed(Participation& p, const Take& take, std::exception_ptr
 
 void Worker::device_lost(const std::string& cause) {
   if (!alive()) return;
+  failure_ = cause;  // before the release: whoever sees the device dead reads why
   alive_.store(false, std::memory_order_release);
-  failure_ = cause;
   std::vector<TaskRecord*> requeue;
   // Work already enqueued: what completes stays done, what cannot is re-run.
   while (!flight_.empty()) {

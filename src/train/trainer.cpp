@@ -197,10 +197,12 @@ Runtime::PendingRun Trainer::accumulate(int step) {
   if (shared_) return grad;
   const std::uint64_t n = layout_.params();
   const std::vector<int>& ranks = comm_->ranks();
+  published_.clear();
   for (std::size_t p = 0; p < ranks.size(); ++p)
-    rt_.submit(Range{n}, kernels_.publish, local(accumulator_), out(slots_[p]),
-               out(losses_, elements(p, p + 1)), PublishArgs{0, std::uint32_t(p), tag_},
-               std::uint64_t(n), on(ranks[p]));
+    published_.push_back(rt_.submit(Range{n}, kernels_.publish, local(accumulator_), out(slots_[p]),
+                                    out(losses_, elements(p, p + 1)),
+                                    PublishArgs{0, std::uint32_t(p), tag_}, std::uint64_t(n),
+                                    on(ranks[p])));
   return grad;
 }
 
@@ -272,12 +274,15 @@ void Trainer::stage(Batch& next) {
 }
 
 bool Trainer::drop_failed(const RunStats& grad, std::vector<std::string>& failures) {
-  const auto failed = [&](int d) { return grad.devices[std::size_t(d)].failed; };
+  // A device may also fail after its micro-batches, while publishing them:
+  // its slot then holds what another device's accumulator held.
+  const auto failed = [&](int d) { return grad.devices[std::size_t(d)].failed || rt_.failed(d); };
   if (std::none_of(devices_.begin(), devices_.end(), failed)) return false;
   for (int d : devices_)
     if (failed(d)) {
-      failures.push_back(grad.devices[std::size_t(d)].name + ": " +
-                         grad.devices[std::size_t(d)].failure);
+      const DeviceStats& s = grad.devices[std::size_t(d)];
+      failures.push_back(rt_.devices()[std::size_t(d)]->name() + ": " +
+                         (s.failed ? s.failure : rt_.failure(d)));
       rates_[std::size_t(d)] = 0;
     }
   std::erase_if(devices_, failed);
@@ -331,7 +336,11 @@ StepResult Trainer::step() {
   } else {
     // A slot's publish is pinned to its device: where one failed, the
     // survivors accumulate and publish the step again, then update.
-    while (drop_failed(r.grad, r.failures)) r.grad = rt_.wait(accumulate(step_));
+    for (Task p : published_) rt_.wait(p);
+    while (drop_failed(r.grad, r.failures)) {
+      r.grad = rt_.wait(accumulate(step_));
+      for (Task p : published_) rt_.wait(p);
+    }
     updated = update();
   }
   const double reduced = updated.reduced;

@@ -163,6 +163,7 @@ class Trainer {
   std::unique_ptr<collective::Communicator> comm_;
   std::string comm_note_;
   std::vector<Buffer<float>> slots_;
+  std::vector<Task> published_;  // the latest accumulation's copies into the slots
   std::vector<collective::Piece> buckets_;
   Buffer<float> losses_;  // per device (shared) or per slot
   std::vector<Batch> batches_;

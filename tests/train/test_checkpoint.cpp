@@ -69,8 +69,14 @@ TEST(Checkpoint, AResumedJobHasTheLossesOfOneNeverStopped) {
       EXPECT_EQ(t.steps_done(), 3);
       for (int s = 0; s < 3; ++s) resumed.push_back(t.step().loss);
     }
+    // static splits the same way every step: the same sums to the bit. weighted
+    // splits by rates measured on the host's clock, which differ from run to
+    // run (two uninterrupted runs differ as much): the same to rounding.
     for (int s = 0; s < 3; ++s)
-      EXPECT_DOUBLE_EQ(resumed[s], whole[3 + s]) << policy << ", step " << 4 + s;
+      if (policy == "static")
+        EXPECT_DOUBLE_EQ(resumed[s], whole[3 + s]) << policy << ", step " << 4 + s;
+      else
+        EXPECT_NEAR(resumed[s], whole[3 + s], 1e-6 * whole[3 + s]) << policy << ", step " << 4 + s;
     std::remove(path.c_str());
   }
 }
