@@ -298,7 +298,9 @@ void BufferState::drop_node(MemoryNode node, const std::string& why) {
     Replica& dying = replicas_[node];
     std::vector<std::pair<Span, EventPtr>> pieces;
     dying.valid.for_each(0, bytes_, [&](Span s, const EventPtr& e) { pieces.push_back({s, e}); });
-    for (auto& [piece, ready] : pieces) {
+    for (const auto& held_piece : pieces) {
+      const Span piece = held_piece.first;
+      const EventPtr& ready = held_piece.second;
       // Only what no other node holds needs saving: the gaps other nodes
       // leave in the piece (a copy home over a range another node holds
       // would also overwrite the host's own copy of it).

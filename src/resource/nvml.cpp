@@ -45,6 +45,8 @@ struct Nvml::Api {
   nvmlReturn_t (*temperature)(nvmlDevice_t, unsigned, unsigned*);        // ..Temperature
   nvmlReturn_t (*p2p)(nvmlDevice_t, nvmlDevice_t, unsigned, unsigned*);  // ..P2PStatus
   nvmlReturn_t (*nvlink_state)(nvmlDevice_t, unsigned, unsigned*);       // ..NvLinkState
+  nvmlReturn_t (*pcie_generation)(nvmlDevice_t, unsigned*);              // ..MaxPcieLinkGeneration
+  nvmlReturn_t (*pcie_width)(nvmlDevice_t, unsigned*);                   // ..MaxPcieLinkWidth
   nvmlDevice_t handle(unsigned index) const {
     nvmlDevice_t d = nullptr;
     return by_index(index, &d) == NVML_SUCCESS ? d : nullptr;
@@ -84,6 +86,8 @@ Nvml::Nvml() {
   bind(api->temperature, "nvmlDeviceGetTemperature");
   bind(api->p2p, "nvmlDeviceGetP2PStatus");
   bind(api->nvlink_state, "nvmlDeviceGetNvLinkState");
+  bind(api->pcie_generation, "nvmlDeviceGetMaxPcieLinkGeneration");
+  bind(api->pcie_width, "nvmlDeviceGetMaxPcieLinkWidth");
   if (missing) {
     delete api;
     return;
@@ -148,6 +152,24 @@ unsigned Nvml::active_nvlinks(unsigned index) const {
       ++active;
   }
   return active;
+}
+
+std::optional<PcieLink> Nvml::pcie_link(unsigned index) const {
+  nvmlDevice_t d = api_ ? api_->handle(index) : nullptr;
+  PcieLink link;
+  if (!d || api_->pcie_generation(d, &link.generation) != NVML_SUCCESS ||
+      api_->pcie_width(d, &link.width) != NVML_SUCCESS || pcie_gbps(link) <= 0)
+    return std::nullopt;
+  return link;
+}
+
+double pcie_gbps(const PcieLink& link) {
+  static constexpr double kGtPerLane[] = {0, 2.5, 5, 8, 16, 32, 64};
+  if (link.generation < 1 || link.generation > 6) return 0;
+  const double encoding = link.generation <= 2   ? 8.0 / 10
+                          : link.generation <= 5 ? 128.0 / 130
+                                                 : 242.0 / 256;
+  return kGtPerLane[link.generation] * encoding / 8 * link.width;
 }
 
 NvmlSampler::NvmlSampler(std::chrono::milliseconds period) : period_(period) {}

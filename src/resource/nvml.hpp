@@ -25,6 +25,18 @@ struct GpuSample {
   unsigned temperature_c = 0;
 };
 
+// A GPU's PCIe link as NVML reports it: the most the device and the system
+// allow (an idle GPU may run its link slower to save power).
+struct PcieLink {
+  unsigned generation = 0;  // 1 to 6
+  unsigned width = 0;       // lanes
+};
+// GB/s per direction of a PCIe link: the signalling rate of its generation
+// (2.5, 5, 8, 16, 32, 64 GT/s per lane) less its line encoding (8b/10b up to
+// Gen 2, 128b/130b for Gen 3-5, 242/256 FLIT for Gen 6), times its lanes.
+// Gen 5 x16: 63.0. 0 for a generation it does not know.
+double pcie_gbps(const PcieLink& link);
+
 // The NVML library, opened once per process.
 class Nvml {
  public:
@@ -42,6 +54,8 @@ class Nvml {
   bool nvlink_between(unsigned a, unsigned b) const;
   // Active NVLink links of a GPU (18 on an H100/H200 SXM).
   unsigned active_nvlinks(unsigned index) const;
+  // The GPU's PCIe link, or nullopt where NVML does not say.
+  std::optional<PcieLink> pcie_link(unsigned index) const;
 
   ~Nvml();
   Nvml(const Nvml&) = delete;

@@ -88,6 +88,23 @@ void add_nvlinks(DeviceSet& set) {
     }
 }
 
+// Each GPU's link to host at its PCIe generation and width (NVML), where the
+// backend could only assume one.
+void add_pcie_rates(DeviceSet& set) {
+  const Nvml& nvml = Nvml::get();
+  if (!nvml.available()) return;
+  for (const auto& d : set.devices) {
+    const DeviceInfo& i = d->info();
+    if (i.pci_bus_id.empty() || i.backend != BackendKind::cuda) continue;
+    const int index = nvml.index_of_pci_bus_id(i.pci_bus_id);
+    auto pcie = index >= 0 ? nvml.pcie_link(unsigned(index)) : std::nullopt;
+    auto link = set.topology.link(i.topology_id, "host");
+    if (!pcie || !link) continue;
+    link->gbps = pcie_gbps(*pcie);
+    set.topology.add_link(*link);
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> compiled_backends() {
@@ -124,6 +141,7 @@ DeviceSet open_devices(const std::string& spec, const Options& options) {
   for (const auto& n : ctx.nodes()) set.topology.add_node(n);
   for (const auto& l : ctx.links()) set.topology.add_link(l);
   add_nvlinks(set);
+  add_pcie_rates(set);
   set.host_memory = ctx.host_memory();  // null: the Runtime takes pageable memory
   for (const auto& d : set.devices)
     set.affinity.push_back(detail::cpus_near_pci(d->info().pci_bus_id));

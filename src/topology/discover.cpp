@@ -5,9 +5,7 @@
 #include <fstream>
 #include <string>
 
-#ifdef BATON_HAVE_HWLOC
-#include <hwloc.h>
-#endif
+#include "topology/hwloc_topology.hpp"
 
 namespace baton::detail {
 
@@ -67,9 +65,6 @@ const HostInfo& host_info() {
 }
 
 #ifdef BATON_HAVE_HWLOC
-namespace {
-
-// The machine with its PCI devices, loaded once; null where hwloc fails.
 hwloc_topology_t io_topology() {
   static hwloc_topology_t topo = [] {
     hwloc_topology_t t = nullptr;
@@ -83,8 +78,6 @@ hwloc_topology_t io_topology() {
   }();
   return topo;
 }
-
-}  // namespace
 
 std::vector<unsigned> cpus_near_pci(const std::string& pci_bus_id) {
   std::vector<unsigned> cpus;

@@ -2,6 +2,7 @@
 // what the driver says of the same GPU.
 #include <thread>
 
+#include "baton/devices.hpp"
 #include "cuda_test.hpp"
 #include "resource/nvml.hpp"
 
@@ -32,6 +33,18 @@ TEST(Nvml, SamplesAreSane) {
             << s->memory_used / (1 << 20) << " MiB used, " << s->power_w << " W, "
             << s->sm_clock_mhz << " MHz, " << s->temperature_c << " C, "
             << nvml.active_nvlinks(unsigned(index)) << " NVLinks\n";
+  // A data-centre GPU sits on PCIe Gen 3 or later with 8 lanes or more; the
+  // topology's host link then runs at that link's rate.
+  auto pcie = nvml.pcie_link(unsigned(index));
+  ASSERT_TRUE(pcie);
+  EXPECT_GE(pcie->generation, 3u);
+  EXPECT_GE(pcie->width, 8u);
+  std::cout << "  PCIe Gen " << pcie->generation << " x" << pcie->width << ": " << pcie_gbps(*pcie)
+            << " GB/s per direction\n";
+  auto opened = open_devices("cuda:0");
+  auto host = opened.topology.link(opened.devices[0]->info().topology_id, "host");
+  ASSERT_TRUE(host);
+  EXPECT_DOUBLE_EQ(host->gbps, pcie_gbps(*pcie));
 
   NvmlSampler sampler(std::chrono::milliseconds(20));
   sampler.start();

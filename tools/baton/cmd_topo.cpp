@@ -16,6 +16,7 @@
 #include "commands.hpp"
 #include "resource/link_probe.hpp"
 #include "table.hpp"
+#include "topology/host_tree.hpp"
 
 namespace baton::cli {
 
@@ -87,10 +88,19 @@ void run_topo(const TopoArgs& a) {
     raise(Errc::invalid_argument, "--probe", "measures devices: give --devices, not --topology");
   if (a.probe_mib < 1 || a.probe_mib > 4096)
     raise(Errc::invalid_argument, "--probe-mib", "must be from 1 to 4096");
+  std::vector<detail::HostTreeNode> host;     // the real host's tree, where devices are real
+  std::map<std::string, std::string> by_bus;  // PCI bus id -> the devices on it
   if (a.file.empty()) {
     DeviceSet set = open_devices(a.devices);
     t = set.topology;
-    for (const auto& d : set.devices) on[d->info().topology_id].push_back(d->name());
+    bool real = false;
+    for (const auto& d : set.devices) {
+      on[d->info().topology_id].push_back(d->name());
+      real = real || d->info().backend != BackendKind::sim;
+      std::string& names = by_bus[d->info().pci_bus_id];
+      if (!d->info().pci_bus_id.empty()) names += (names.empty() ? "" : " ") + d->name();
+    }
+    if (real) host = detail::host_tree();
     origin = "discovered (" + a.devices + ")";
     if (a.probe) probe = detail::probe_links(set, std::size_t(a.probe_mib) << 20, 3);
   } else {
@@ -135,8 +145,23 @@ void run_topo(const TopoArgs& a) {
     }
     j["paths"] = m;
     if (a.probe) j["measured"] = probe_json(probe);
+    j["host"] = nlohmann::json::array();
+    for (const auto& n : host)
+      j["host"].push_back({{"depth", n.depth},
+                           {"kind", n.kind},
+                           {"label", n.label},
+                           {"pci_bus_id", n.pci_bus_id},
+                           {"devices", n.pci_bus_id.empty() ? "" : by_bus[n.pci_bus_id]}});
     std::printf("%s\n", j.dump(2).c_str());
     return;
+  }
+  if (!host.empty()) {
+    std::printf("host (hwloc):\n");
+    for (const auto& n : host) {
+      const std::string& devs = n.pci_bus_id.empty() ? std::string() : by_bus[n.pci_bus_id];
+      std::printf("  %s%s%s\n", std::string(std::size_t(n.depth) * 2, ' ').c_str(), n.label.c_str(),
+                  devs.empty() ? "" : ("  <- " + devs).c_str());
+    }
   }
   std::printf("topology: %zu nodes, %zu links, %s\n", t.nodes().size(), t.links().size(),
               origin.c_str());
