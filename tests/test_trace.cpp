@@ -1,5 +1,6 @@
 // Traces: the file a run writes parses as trace-event JSON, has a track per
-// device and one for the host, and its spans add up to the run's RunStats.
+// device and one for the host, and its spans add up to the run's RunStats;
+// counters (telemetry) come out as counter tracks.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -81,4 +82,30 @@ TEST(Trace, NothingIsNotedWhileItIsOff) {
   const nlohmann::json j = nlohmann::json::parse(in);
   std::remove(path.c_str());
   for (const auto& e : j.at("traceEvents")) EXPECT_NE(e.at("ph"), "X") << e.dump();
+}
+
+// Counters (telemetry) go on tracks of their own, by name, in time order as
+// given, and only while tracing is on.
+TEST(Trace, CountersAreTracksOfTheirOwn) {
+  Options o;
+  o.devices = "sim:1";
+  o.perf_model_file = "";
+  Runtime rt(o);
+  rt.trace_counter("dropped util %", 1.0, 50);  // before start_trace: not noted
+  rt.start_trace();
+  rt.trace_counter("cpu0 util %", 1.0, 25);
+  rt.trace_counter("cpu0 util %", 1.5, 75);
+  rt.trace_counter("cpu0 power W", 1.5, 300);
+  const std::string path = "test_trace_counters.json";
+  rt.write_trace(path);
+  std::ifstream in(path);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  std::remove(path.c_str());
+  std::map<std::string, std::vector<std::pair<double, double>>> counters;
+  for (const auto& e : j.at("traceEvents"))
+    if (e.at("ph") == "C") counters[e.at("name")].push_back({e.at("ts"), e.at("args").at("value")});
+  ASSERT_EQ(counters.size(), 2u);
+  EXPECT_EQ(counters["cpu0 util %"],
+            (std::vector<std::pair<double, double>>{{1.0e6, 25}, {1.5e6, 75}}));
+  EXPECT_EQ(counters["cpu0 power W"], (std::vector<std::pair<double, double>>{{1.5e6, 300}}));
 }

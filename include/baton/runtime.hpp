@@ -156,11 +156,13 @@ class Runtime {
 
   // Tracing, to see where the time goes: from start_trace() (call it with no
   // task under way) each device notes a span per chunk and task it runs, and
-  // trace_span() adds the caller's own (a training step) on a host track.
+  // trace_span() adds the caller's own (a training step) on a host track,
+  // trace_counter() a value over time (telemetry) on a counter track.
   // write_trace() waits for every task, writes Chrome/Perfetto trace-event
   // JSON (ui.perfetto.dev, chrome://tracing: a track per device) and stops.
   void start_trace();
   void trace_span(const std::string& name, double begin_s, double end_s);  // clock() times
+  void trace_counter(const std::string& name, double time_s, double value);
   void write_trace(const std::string& path);
 
  private:

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <chrono>
 #include <type_traits>
 
 namespace baton {
@@ -170,50 +171,6 @@ double pcie_gbps(const PcieLink& link) {
                           : link.generation <= 5 ? 128.0 / 130
                                                  : 242.0 / 256;
   return kGtPerLane[link.generation] * encoding / 8 * link.width;
-}
-
-NvmlSampler::NvmlSampler(std::chrono::milliseconds period) : period_(period) {}
-
-NvmlSampler::~NvmlSampler() {
-  stop();
-}
-
-void NvmlSampler::start() {
-  if (running() || !available()) return;
-  {
-    std::lock_guard lock(mu_);
-    latest_.assign(Nvml::get().device_count(), std::nullopt);
-  }
-  stop_ = false;
-  thread_ = std::thread([this] { run(); });
-}
-
-void NvmlSampler::stop() {
-  if (!running()) return;
-  stop_ = true;
-  thread_.join();
-}
-
-std::optional<GpuSample> NvmlSampler::latest(unsigned gpu) const {
-  std::lock_guard lock(mu_);
-  return gpu < latest_.size() ? latest_[gpu] : std::nullopt;
-}
-
-void NvmlSampler::run() {
-  const Nvml& nvml = Nvml::get();
-  while (!stop_) {
-    const auto next = std::chrono::steady_clock::now() + period_;
-    for (unsigned i = 0; i < nvml.device_count(); ++i) {
-      std::optional<GpuSample> s = nvml.sample(i);
-      std::lock_guard lock(mu_);
-      latest_[i] = s;
-    }
-    ++rounds_;
-    // Sleep in short steps so stop() returns promptly at long periods.
-    while (!stop_ && std::chrono::steady_clock::now() < next)
-      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-          next - std::chrono::steady_clock::now(), std::chrono::milliseconds(10)));
-  }
 }
 
 }  // namespace baton

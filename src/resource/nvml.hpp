@@ -4,13 +4,9 @@
 // busy, not how much of it: use it for diagnosis, not for balancing.
 #pragma once
 
-#include <atomic>
-#include <chrono>
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace baton {
@@ -67,33 +63,6 @@ class Nvml {
   Api* api_ = nullptr;
   std::string error_;
   unsigned count_ = 0;
-};
-
-// Reads every GPU every `period` on a background thread; latest() is the
-// last reading of one GPU (by NVML index).
-class NvmlSampler {
- public:
-  explicit NvmlSampler(std::chrono::milliseconds period = std::chrono::milliseconds(100));
-  ~NvmlSampler();
-  NvmlSampler(const NvmlSampler&) = delete;
-  NvmlSampler& operator=(const NvmlSampler&) = delete;
-
-  bool available() const { return Nvml::get().available(); }
-  void start();  // no-op when running or when NVML is not available
-  void stop();
-  bool running() const { return thread_.joinable(); }
-  std::optional<GpuSample> latest(unsigned gpu) const;
-  std::uint64_t rounds() const { return rounds_.load(); }  // completed sweeps
-
- private:
-  void run();
-
-  std::chrono::milliseconds period_;
-  std::thread thread_;
-  std::atomic<bool> stop_{false};
-  std::atomic<std::uint64_t> rounds_{0};
-  mutable std::mutex mu_;
-  std::vector<std::optional<GpuSample>> latest_;
 };
 
 }  // namespace baton

@@ -238,6 +238,10 @@ void Runtime::trace_span(const std::string& name, double begin_s, double end_s) 
   engine_->trace_log().add_host(std::move(s));
 }
 
+void Runtime::trace_counter(const std::string& name, double time_s, double value) {
+  engine_->trace_log().add_counter({name, time_s, value});
+}
+
 void Runtime::write_trace(const std::string& path) {
   wait_all();
   const std::string json = engine_->trace_log().finish(clock().is_virtual());

@@ -6,6 +6,7 @@ namespace baton::detail {
 
 void TraceLog::start() {
   for (auto& spans : per_track_) spans.clear();
+  counters_.clear();
   on_.store(true, std::memory_order_release);
 }
 
@@ -13,6 +14,12 @@ void TraceLog::add_host(TraceSpan span) {
   if (!on()) return;
   std::lock_guard lock(host_mu_);
   per_track_.back().push_back(std::move(span));
+}
+
+void TraceLog::add_counter(TraceCounter counter) {
+  if (!on()) return;
+  std::lock_guard lock(host_mu_);
+  counters_.push_back(std::move(counter));
 }
 
 std::string TraceLog::finish(bool simulated) {
@@ -49,7 +56,14 @@ std::string TraceLog::finish(bool simulated) {
                         {"args", args}});
     }
   }
+  for (const TraceCounter& c : counters_)
+    events.push_back({{"name", c.name},
+                      {"ph", "C"},
+                      {"pid", 0},
+                      {"ts", c.time_s * 1e6},
+                      {"args", {{"value", c.value}}}});
   for (auto& spans : per_track_) spans.clear();
+  counters_.clear();
   nlohmann::json j{{"traceEvents", events},
                    {"displayTimeUnit", "ms"},
                    {"otherData", {{"clock", simulated ? "virtual (sim)" : "steady"}}}};

@@ -2,8 +2,9 @@
 // each worker notes every chunk and task it ran (from its issue, or the
 // previous completion where work is pipelined, to the completion the worker
 // saw) into a buffer of its own, and the host adds spans of its own (a
-// training step). Written as Chrome/Perfetto trace-event JSON: one track per
-// device, one for the host.
+// training step) and counters (a device's utilisation, memory, power over
+// time). Written as Chrome/Perfetto trace-event JSON: one track per device,
+// one for the host, one counter track per counter name.
 #pragma once
 
 #include <atomic>
@@ -22,6 +23,12 @@ struct TraceSpan {
   bool stolen = false;
 };
 
+struct TraceCounter {
+  std::string name;  // "cuda0 util %": one counter track per name
+  double time_s = 0;
+  double value = 0;
+};
+
 class TraceLog {
  public:
   explicit TraceLog(std::vector<std::string> tracks) : tracks_(std::move(tracks)) {
@@ -36,11 +43,13 @@ class TraceLog {
   void add(int track, TraceSpan span) { per_track_[std::size_t(track)].push_back(std::move(span)); }
   // From any host thread.
   void add_host(TraceSpan span);
+  void add_counter(TraceCounter counter);
 
  private:
   std::atomic<bool> on_{false};
   std::vector<std::string> tracks_;
   std::vector<std::vector<TraceSpan>> per_track_;
+  std::vector<TraceCounter> counters_;  // under host_mu_
   std::mutex host_mu_;
 };
 

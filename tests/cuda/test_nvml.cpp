@@ -5,6 +5,7 @@
 #include "baton/devices.hpp"
 #include "cuda_test.hpp"
 #include "resource/nvml.hpp"
+#include "resource/telemetry.hpp"
 
 using namespace baton;
 using namespace baton::test;
@@ -46,14 +47,18 @@ TEST(Nvml, SamplesAreSane) {
   ASSERT_TRUE(host);
   EXPECT_DOUBLE_EQ(host->gbps, pcie_gbps(*pcie));
 
-  NvmlSampler sampler(std::chrono::milliseconds(20));
-  sampler.start();
-  ASSERT_TRUE(sampler.running());
-  while (sampler.rounds() < 3) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  auto latest = sampler.latest(unsigned(index));
-  sampler.stop();
-  EXPECT_FALSE(sampler.running());
-  ASSERT_TRUE(latest);
-  EXPECT_GT(latest->time_s, s->time_s);
-  EXPECT_EQ(latest->memory_total, s->memory_total);
+  // The telemetry sampler reads the same GPU for each of its devices.
+  Telemetry telemetry({opened.devices[0].get()}, std::chrono::milliseconds(20), 4);
+  EXPECT_EQ(telemetry.source(0), "nvml");
+  telemetry.start();
+  while (telemetry.rounds() < 6) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  telemetry.stop();
+  const auto history = telemetry.history(0);
+  ASSERT_EQ(history.size(), 4u) << "the ring keeps its capacity";
+  for (std::size_t k = 1; k < history.size(); ++k)
+    EXPECT_GT(history[k].time_s, history[k - 1].time_s);
+  EXPECT_GT(history.back().time_s, s->time_s);
+  EXPECT_EQ(history.back().memory_total, s->memory_total);
+  EXPECT_GT(history.back().power_w, 1.0);
+  std::cout << "  telemetry: " << telemetry.seconds_per_round() * 1e6 << " us per round\n";
 }

@@ -5,6 +5,8 @@
 // device's share and steals.
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
+#include <optional>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
@@ -18,6 +20,7 @@
 #include "policy_list.hpp"
 #include "sched/policy.hpp"
 #include "table.hpp"
+#include "trace_telemetry.hpp"
 
 namespace baton::cli {
 
@@ -31,6 +34,7 @@ struct BalanceArgs {
   std::string slowdown;  // "DEV:FACTOR"
   bool json = false;
   std::string json_out;
+  std::string trace;
 };
 
 // "DEV:FACTOR": device DEV runs FACTOR times slower from half of the oracle time on.
@@ -56,6 +60,8 @@ void run_balance(const BalanceArgs& args) {
   width_of(args.shape.bytes);
   Options opt = env_options();
   opt.devices = args.devices;
+  if (!args.trace.empty() && !std::ofstream(args.trace))
+    raise(Errc::invalid_argument, "--trace", "cannot write '" + args.trace + "'");
   Runtime rt(opt);
   const auto& devs = rt.devices();
   const bool sim = rt.clock().is_virtual();
@@ -103,6 +109,8 @@ void run_balance(const BalanceArgs& args) {
   j["slowdown"] = args.slowdown;
   j["runs"] = nlohmann::json::array();
   std::vector<RunStats> results;
+  std::optional<TracedRun> traced;  // the policies' runs, calibration aside
+  if (!args.trace.empty()) traced.emplace(rt);
   for (std::size_t p = 0; p < policy_names.size(); ++p) {
     std::vector<RunStats> reps;
     for (int r = 0; r < args.repeat; ++r) {
@@ -123,6 +131,7 @@ void run_balance(const BalanceArgs& args) {
     results.push_back(median_run(std::move(reps)));
   }
   progress_done();
+  if (traced) traced->write(args.trace);
 
   const RunStats* base = nullptr;
   for (const auto& r : results)
@@ -228,6 +237,10 @@ void add_bench_command(CLI::App& app) {
                   "sim only: DEV:FACTOR slows device DEV by FACTOR at half-time");
   cmd->add_flag("--json", args->json, "print the results as JSON instead of a table");
   cmd->add_option("--json-out", args->json_out, "also write the results as JSON to this file");
+  cmd->add_option("--trace", args->trace,
+                  "write a trace of the policies' runs to this file (Chrome/Perfetto trace-event "
+                  "JSON: a track per device with a span per chunk, counter tracks of each "
+                  "device's utilisation, memory, power and clock)");
   cmd->callback([args] { run_balance(*args); });
   add_sweep_command(*bench);
 }

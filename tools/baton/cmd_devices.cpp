@@ -5,6 +5,7 @@
 
 #include "baton/devices.hpp"
 #include "commands.hpp"
+#include "devices_watch.hpp"
 #include "resource/nvml.hpp"
 #include "table.hpp"
 
@@ -43,6 +44,9 @@ void add_devices_command(CLI::App& app) {
   auto config = std::make_shared<bool>(false);
   auto topo = std::make_shared<bool>(false);
   auto telemetry = std::make_shared<bool>(false);
+  auto watch = std::make_shared<bool>(false);
+  auto interval = std::make_shared<double>(1.0);
+  auto count = std::make_shared<int>(0);
   cmd->add_option("-d,--devices", *spec, "device spec")->capture_default_str();
   cmd->add_flag("--json", *json, "print JSON instead of a table");
   cmd->add_flag("--config", *config, "print the BATON_* tunables and their values");
@@ -50,10 +54,18 @@ void add_devices_command(CLI::App& app) {
   cmd->add_flag(
       "--telemetry", *telemetry,
       "print one NVML reading of every GPU (utilisation, memory, power, clock, temperature)");
+  cmd->add_flag("--watch", *watch,
+                "a live table of every device's utilisation, memory, power, clock and "
+                "temperature (NVML for CUDA GPUs, /proc for devices on the host CPU)");
+  cmd->add_option("--interval", *interval, "--watch: seconds between readings")
+      ->capture_default_str();
+  cmd->add_option("--count", *count, "--watch: tables to show (0: until Ctrl-C)")
+      ->capture_default_str();
   cmd->callback([=] {
     if (*config) return print_config();
     if (*telemetry) return print_telemetry();
     DeviceSet set = open_devices(*spec);
+    if (*watch) return watch_devices(set, *interval, *count);
     if (*topo) {
       std::printf("%s\n", set.topology.to_json().c_str());
       return;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -17,6 +18,7 @@
 #include "json_output.hpp"
 #include "policy_list.hpp"
 #include "table.hpp"
+#include "trace_telemetry.hpp"
 #include "train/trainer.hpp"
 #include "train_args.hpp"
 #ifdef BATON_TRAIN_CUDA
@@ -208,7 +210,8 @@ void run_train(const TrainArgs& a) {
   if (!a.trace.empty() && !std::ofstream(a.trace))
     raise(Errc::invalid_argument, "--trace", "cannot write '" + a.trace + "'");
   Runtime rt(opt);
-  if (!a.trace.empty()) rt.start_trace();
+  std::optional<TracedRun> traced;
+  if (!a.trace.empty()) traced.emplace(rt);
 
   // Who can train, with the configuration and the model's fit checked
   // before anything runs.
@@ -292,7 +295,7 @@ void run_train(const TrainArgs& a) {
     }
   }
   progress_done();
-  if (!a.trace.empty()) rt.write_trace(a.trace);
+  if (traced) traced->write(a.trace);
 
   j["devices"] = nlohmann::json::array();
   for (int d : able)
@@ -460,7 +463,8 @@ void add_train_command(CLI::App& app) {
   cmd->add_flag("--json", a->json, "print the results as JSON instead of a table");
   cmd->add_option("--trace", a->trace,
                   "write a trace of every run to this file (Chrome/Perfetto trace-event JSON: a "
-                  "track per device with a span per chunk, a host track with a span per step)");
+                  "track per device with a span per chunk, a host track with a span per step, "
+                  "counter tracks of each device's utilisation, memory, power and clock)");
   cmd->add_option("--json-out", a->json_out, "also write the results as JSON to this file");
   cmd->add_option("--checkpoint", a->checkpoint,
                   "one training job instead of the comparison: every device, the first policy, "
