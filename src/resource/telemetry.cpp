@@ -1,5 +1,7 @@
 #include "resource/telemetry.hpp"
 
+#include <map>
+
 #include "device/host_memory.hpp"
 #include "resource/host_load.hpp"
 #include "resource/nvml.hpp"
@@ -97,11 +99,14 @@ void Telemetry::sample_round() {
   const std::uint64_t host_total = detail::host_info().memory_bytes;
   const std::uint64_t host_free = detail::host_available_bytes();
   std::vector<DeviceReading> round(devices_.size());
+  std::map<int, std::optional<GpuSample>> gpus;  // one NVML reading a GPU, for all its partitions
   for (std::size_t d = 0; d < devices_.size(); ++d) {
     DeviceReading& r = round[d];
     r.time_s = now_s();
     if (nvml_index_[d] >= 0) {
-      if (auto s = nvml.sample(unsigned(nvml_index_[d]))) {
+      auto [it, fresh] = gpus.try_emplace(nvml_index_[d]);
+      if (fresh) it->second = nvml.sample(unsigned(nvml_index_[d]));
+      if (const auto& s = it->second) {
         r.util_pct = s->util_gpu_pct;
         r.memory_used = s->memory_used;
         r.memory_total = s->memory_total;
