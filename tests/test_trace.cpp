@@ -1,6 +1,6 @@
 // Traces: the file a run writes parses as trace-event JSON, has a track per
 // device and one for the host, and its spans add up to the run's RunStats;
-// counters (telemetry) come out as counter tracks.
+// counters (telemetry) come out as counter tracks, steals as arrows.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "baton/runtime.hpp"
+#include "baton/sim.hpp"
 
 using namespace baton;
 
@@ -24,6 +25,8 @@ TEST(Trace, SpansAddUpToTheRunsStats) {
   auto x = rt.buffer<float>(7000);
   rt.start_trace();
   const double begin = rt.clock().now();
+  // sim0 runs at a quarter of the speed its share assumes: the others steal from it.
+  sim::change_speed(*rt.devices()[0], begin, 1.0);
   const RunStats stats = rt.parallel_for(Range{7000}, k, inout(x), Policy::ws());
   rt.trace_span("the run", begin, rt.clock().now());
   const std::string path = "test_trace.json";
@@ -35,9 +38,13 @@ TEST(Trace, SpansAddUpToTheRunsStats) {
   std::map<int, std::string> tracks;
   std::map<int, std::uint64_t> items, chunks;
   std::map<int, double> busy_us;
+  std::map<int, std::uint64_t> stolen;                 // per thief: spans stolen
+  std::map<std::uint64_t, std::pair<int, int>> flows;  // id: from, to
   int host_spans = 0;
   for (const auto& e : j.at("traceEvents")) {
     const int tid = e.at("tid").get<int>();
+    if (e.at("ph") == "s") flows[e.at("id")].first = tid;
+    if (e.at("ph") == "f") flows[e.at("id")].second = tid;
     if (e.at("ph") == "M" && e.at("name") == "thread_name")
       tracks[tid] = e.at("args").at("name").get<std::string>();
     if (e.at("ph") != "X") continue;
@@ -50,6 +57,7 @@ TEST(Trace, SpansAddUpToTheRunsStats) {
     items[tid] += e.at("args").at("items").get<std::uint64_t>();
     chunks[tid] += e.at("args").at("kind") == "chunk";
     busy_us[tid] += e.at("dur").get<double>();
+    stolen[tid] += e.at("args").contains("stolen_from");
   }
   EXPECT_EQ(host_spans, 1);
   ASSERT_EQ(tracks.size(), 4u) << "a track per device and the host";
@@ -61,9 +69,16 @@ TEST(Trace, SpansAddUpToTheRunsStats) {
     EXPECT_EQ(items[d], s.items) << s.name;
     EXPECT_EQ(chunks[d], s.chunks) << s.name;
     EXPECT_NEAR(busy_us[d] * 1e-6, s.busy_s, 1e-3 * s.busy_s + 1e-9) << s.name;
+    EXPECT_EQ(stolen[d], s.steals) << s.name;
     all += items[d];
   }
   EXPECT_EQ(all, 7000u);
+  // A steal is an arrow from the victim's track to the thief's.
+  std::uint64_t steals = 0;
+  for (const DeviceStats& s : stats.devices) steals += s.steals;
+  EXPECT_GT(steals, 0u) << "a device slower than its share: the others steal";
+  EXPECT_EQ(flows.size(), steals);
+  for (const auto& [id, ends] : flows) EXPECT_NE(ends.first, ends.second) << "flow " << id;
 }
 
 TEST(Trace, NothingIsNotedWhileItIsOff) {

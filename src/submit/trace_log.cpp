@@ -37,6 +37,7 @@ std::string TraceLog::finish(bool simulated) {
                       {"tid", tid},
                       {"args", {{"sort_index", tid}}}});
   };
+  std::uint64_t flows = 0;
   for (std::size_t t = 0; t < per_track_.size(); ++t) {
     name_track(t, t < tracks_.size() ? tracks_[t] : "host");
     for (const TraceSpan& s : per_track_[t]) {
@@ -45,7 +46,25 @@ std::string TraceLog::finish(bool simulated) {
         args["first"] = s.first;
         args["items"] = s.items;
         args["kind"] = s.chunk ? "chunk" : "task";
-        if (s.stolen) args["stolen"] = true;
+        if (s.victim >= 0) args["stolen_from"] = tracks_[std::size_t(s.victim)];
+      }
+      if (s.victim >= 0) {  // an arrow from the victim's track to the thief's span
+        const std::uint64_t id = ++flows;
+        events.push_back({{"name", "steal"},
+                          {"cat", "steal"},
+                          {"ph", "s"},
+                          {"id", id},
+                          {"pid", 0},
+                          {"tid", s.victim},
+                          {"ts", s.begin_s * 1e6}});
+        events.push_back({{"name", "steal"},
+                          {"cat", "steal"},
+                          {"ph", "f"},
+                          {"bp", "e"},
+                          {"id", id},
+                          {"pid", 0},
+                          {"tid", t},
+                          {"ts", s.begin_s * 1e6}});
       }
       events.push_back({{"name", s.name},
                         {"ph", "X"},

@@ -4,7 +4,8 @@
 // saw) into a buffer of its own, and the host adds spans of its own (a
 // training step) and counters (a device's utilisation, memory, power over
 // time). Written as Chrome/Perfetto trace-event JSON: one track per device,
-// one for the host, one counter track per counter name.
+// one for the host, one counter track per counter name, and a flow arrow
+// from the victim's track to each stolen chunk or task.
 #pragma once
 
 #include <atomic>
@@ -20,7 +21,7 @@ struct TraceSpan {
   double begin_s = 0, end_s = 0;
   std::uint64_t first = 0, items = 0;  // the items it ran (none for a host span)
   bool chunk = false;                  // a chunk of a spread task (else a whole task)
-  bool stolen = false;
+  int victim = -1;                     // >= 0: stolen from that track's device
 };
 
 struct TraceCounter {

@@ -475,7 +475,7 @@ void Worker::issue_task(TaskRecord* t, int victim) {
   counters_.add(counters_.bytes_out, q.bytes_out);
   if (victim >= 0) counters_.add(counters_.steals, 1);
   engine_.issued(t, done, index_, *this);
-  InFlight f{t, nullptr, span, std::move(done), start, 0, traced, victim >= 0};
+  InFlight f{t, nullptr, span, std::move(done), start, 0, traced, victim};
   // A device that runs work as it is enqueued (no pipeline) is done already.
   if (depth_ == 1 && flight_.empty() && done_now(f.done))
     completed(f);
@@ -523,7 +523,7 @@ void Worker::issue_chunk(Participation& p, const Take& take) {
   if (take.victim >= 0) counters_.add(counters_.steals, 1);
   ++p.in_flight;
   ++chunks_in_flight_;
-  InFlight f{t, &p, take.span, std::move(done), start, step, traced, take.victim >= 0};
+  InFlight f{t, &p, take.span, std::move(done), start, step, traced, take.victim};
   if (depth_ == 1 && flight_.empty() && done_now(f.done))
     completed(f);
   else
@@ -593,7 +593,7 @@ void Worker::trace(const InFlight& f, double now_s) {
   s.first = f.part ? f.task->range.first + f.span.begin : f.span.begin;
   s.items = f.span.size();
   s.chunk = f.part != nullptr;
-  s.stolen = f.stolen;
+  s.victim = f.victim;
   traced_until_s_ = now_s;
   log.add(index_, std::move(s));
 }

@@ -127,7 +127,7 @@ class Worker {
     double issued_s = -1;    // < 0: not timed (its policy does not learn from run times)
     std::uint64_t step = 0;  // chunks: launched in pieces of at most this many items
     double traced_s = -1;    // when it was issued, while tracing; < 0: not traced
-    bool stolen = false;
+    int victim = -1;         // >= 0: stolen from that device
   };
   // Notes a span in the trace for `f`, done now, if it is traced.
   void trace(const InFlight& f, double now_s);
