@@ -133,7 +133,13 @@ std::string Runtime::failure(int d) const {
 }
 
 void Runtime::check_fits(const Kernel& kernel, const Packed& p) const {
+  // On every submit to bounded devices: a sum first, buffers named twice counted
+  // twice; only a sum too large is looked at again.
   std::uint64_t bytes = 0;
+  for (const auto& a : *p.args)
+    if (a.is_buffer && a.buffer.state) bytes += a.buffer.state->bytes();
+  if (bytes <= largest_device_memory_) return;
+  bytes = 0;
   std::vector<const detail::BufferState*> seen;
   for (const auto& a : *p.args) {
     const detail::BufferState* s = a.is_buffer ? a.buffer.state.get() : nullptr;
