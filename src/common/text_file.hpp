@@ -9,8 +9,10 @@
 
 namespace baton::detail {
 
-// The file's bytes. Throws Error(code, path) saying "cannot open the <what>"
-// or "<what> is not a regular file".
+// Throws Error(code, path) saying "cannot open the <what>" or "the <what> is
+// not a regular file" (a device such as /dev/zero, a FIFO, a folder).
+void require_regular_file(const std::string& path, Errc code, const std::string& what);
+// The file's bytes, once require_regular_file() let it through.
 std::string read_text_file(const std::string& path, Errc code, const std::string& what);
 
 }  // namespace baton::detail

@@ -117,6 +117,11 @@ int Nvml::index_of_pci_bus_id(const std::string& bus_id) const {
   return -1;
 }
 
+int Nvml::index_of(const DeviceInfo& device) const {
+  if (device.backend != BackendKind::cuda || device.pci_bus_id.empty()) return -1;
+  return index_of_pci_bus_id(device.pci_bus_id);
+}
+
 std::optional<GpuSample> Nvml::sample(unsigned index) const {
   nvmlDevice_t d = api_ && index < count_ ? api_->handle(index) : nullptr;
   if (!d) return std::nullopt;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "baton/device.hpp"
+
 namespace baton {
 
 struct GpuSample {
@@ -43,6 +45,8 @@ class Nvml {
   unsigned device_count() const { return count_; }
   // NVML's index of the GPU at PCI bus id "0000:19:00.0" (as CUDA spells it), or -1.
   int index_of_pci_bus_id(const std::string& bus_id) const;
+  // NVML's index of the GPU a CUDA device runs on (a partition's: its GPU's), or -1.
+  int index_of(const DeviceInfo& device) const;
   // One reading; nullopt when the index is bad or NVML fails. Fields a GPU
   // does not report stay 0.
   std::optional<GpuSample> sample(unsigned index) const;

@@ -64,21 +64,25 @@ detail::DeviceList without_duplicates(DeviceSet& set, detail::DeviceList found) 
   return kept;
 }
 
-// NVLink between every two GPUs that NVML says are joined, at 25 GB/s per
-// direction per active link (NVLink 3 and 4).
-void add_nvlinks(DeviceSet& set) {
-  constexpr double kGbpsPerLink = 25.0, kLatencyUs = 1.0;
-  const Nvml& nvml = Nvml::get();
-  if (!nvml.available()) return;
-  std::vector<std::pair<std::string, int>> gpus;  // topology id, NVML index
+// The GPUs of the set that NVML knows, once each however many partitions
+// run on them: topology id, NVML index.
+std::vector<std::pair<std::string, int>> nvml_gpus(const DeviceSet& set, const Nvml& nvml) {
+  std::vector<std::pair<std::string, int>> gpus;
   for (const auto& d : set.devices) {
     const DeviceInfo& i = d->info();
-    if (i.pci_bus_id.empty() || i.backend != BackendKind::cuda) continue;
-    const int index = nvml.index_of_pci_bus_id(i.pci_bus_id);
+    const int index = nvml.index_of(i);
     bool seen = std::any_of(gpus.begin(), gpus.end(),
                             [&](const auto& g) { return g.first == i.topology_id; });
     if (index >= 0 && !seen) gpus.push_back({i.topology_id, index});
   }
+  return gpus;
+}
+
+// NVLink between every two GPUs that NVML says are joined, at 25 GB/s per
+// direction per active link (NVLink 3 and 4).
+void add_nvlinks(DeviceSet& set, const Nvml& nvml) {
+  constexpr double kGbpsPerLink = 25.0, kLatencyUs = 1.0;
+  const auto gpus = nvml_gpus(set, nvml);
   for (std::size_t a = 0; a < gpus.size(); ++a)
     for (std::size_t b = a + 1; b < gpus.size(); ++b) {
       const unsigned ia = unsigned(gpus[a].second), ib = unsigned(gpus[b].second);
@@ -90,15 +94,10 @@ void add_nvlinks(DeviceSet& set) {
 
 // Each GPU's link to host at its PCIe generation and width (NVML), where the
 // backend could only assume one.
-void add_pcie_rates(DeviceSet& set) {
-  const Nvml& nvml = Nvml::get();
-  if (!nvml.available()) return;
-  for (const auto& d : set.devices) {
-    const DeviceInfo& i = d->info();
-    if (i.pci_bus_id.empty() || i.backend != BackendKind::cuda) continue;
-    const int index = nvml.index_of_pci_bus_id(i.pci_bus_id);
-    auto pcie = index >= 0 ? nvml.pcie_link(unsigned(index)) : std::nullopt;
-    auto link = set.topology.link(i.topology_id, "host");
+void add_pcie_rates(DeviceSet& set, const Nvml& nvml) {
+  for (const auto& [id, index] : nvml_gpus(set, nvml)) {
+    auto pcie = nvml.pcie_link(unsigned(index));
+    auto link = set.topology.link(id, "host");
     if (!pcie || !link) continue;
     link->gbps = pcie_gbps(*pcie);
     set.topology.add_link(*link);
@@ -140,8 +139,10 @@ DeviceSet open_devices(const std::string& spec, const Options& options) {
   set.topology.add_node({"host", "host"});
   for (const auto& n : ctx.nodes()) set.topology.add_node(n);
   for (const auto& l : ctx.links()) set.topology.add_link(l);
-  add_nvlinks(set);
-  add_pcie_rates(set);
+  if (const Nvml& nvml = Nvml::get(); nvml.available()) {
+    add_nvlinks(set, nvml);
+    add_pcie_rates(set, nvml);
+  }
   set.host_memory = ctx.host_memory();  // null: the Runtime takes pageable memory
   for (const auto& d : set.devices)
     set.affinity.push_back(detail::cpus_near_pci(d->info().pci_bus_id));

@@ -29,9 +29,7 @@ Telemetry::Telemetry(std::vector<const Device*> devices, std::chrono::millisecon
   const Nvml& nvml = Nvml::get();
   for (const Device* d : devices_) {
     const DeviceInfo& i = d->info();
-    int index = -1;
-    if (i.backend == BackendKind::cuda && nvml.available() && !i.pci_bus_id.empty())
-      index = nvml.index_of_pci_bus_id(i.pci_bus_id);
+    const int index = nvml.index_of(i);
     nvml_index_.push_back(index);
     sources_.push_back(index >= 0 ? "nvml" : on_host_cpu(i) ? "host" : "none");
   }

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "device/host_memory.hpp"
 #include "topology/hwloc_topology.hpp"
 
 namespace baton::detail {
@@ -12,12 +13,6 @@ namespace {
 std::string cpu_list(hwloc_const_bitmap_t set) {
   char text[256];
   hwloc_bitmap_list_snprintf(text, sizeof text, set);
-  return text;
-}
-
-std::string gib(unsigned long long bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f GiB", double(bytes) / double(1ull << 30));
   return text;
 }
 
@@ -45,8 +40,8 @@ class Walk {
     for (hwloc_obj_t m = obj->memory_first_child; m; m = m->next_sibling)
       if (m->type == HWLOC_OBJ_NUMANODE)
         add(depth + 1, "numa",
-            "NUMA " + std::to_string(m->os_index) + ": " + gib(m->attr->numanode.local_memory) +
-                ", CPUs " + cpu_list(m->cpuset),
+            "NUMA " + std::to_string(m->os_index) + ": " +
+                human_bytes(m->attr->numanode.local_memory) + ", CPUs " + cpu_list(m->cpuset),
             m);
     bool caches = false;
     for (unsigned i = 0; i < obj->arity; ++i) caches = caches || has_l3(obj->children[i]);

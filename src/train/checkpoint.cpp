@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "baton/error.hpp"
+#include "common/text_file.hpp"
 
 namespace baton::train {
 
@@ -84,11 +85,7 @@ Checkpoint read_checkpoint(const std::string& path) {
   auto bad = [&](const std::string& why) {
     raise(Errc::invalid_argument, path, "not a usable baton checkpoint: " + why);
   };
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))  // not /dev/zero, read forever
-    raise(Errc::invalid_argument, path,
-          std::filesystem::exists(path, ec) ? "the checkpoint is not a regular file"
-                                            : "cannot open the checkpoint");
+  detail::require_regular_file(path, Errc::invalid_argument, "checkpoint");
   std::ifstream in(path, std::ios::binary);
   if (!in) raise(Errc::invalid_argument, path, "cannot open the checkpoint");
   std::string magic, head;
@@ -119,6 +116,7 @@ Checkpoint read_checkpoint(const std::string& path) {
     if (e.where() == path) throw;
     bad("its model: " + e.message());
   }
+  std::error_code ec;
   const std::uint64_t size = std::filesystem::file_size(path, ec);
   if (ec || size != std::uint64_t(in.tellg()) + 3 * std::uint64_t(n) * sizeof(float))
     bad("its size is not that of its arrays (cut short?)");
