@@ -52,3 +52,15 @@ baton_optional_package(OPENBLAS openblas "training layer on (OpenBLAS)"
 # and on OpenCL devices through CLBlast.
 baton_optional_package(CLBLAST clblast "training on OpenCL on (CLBlast)"
   "training on OpenCL compiled out: no CLBlast (libclblast-dev)")
+
+# Jobs of several processes (mpirun, srun) through an MPI plugin.
+set(MPI_CXX_SKIP_MPICXX ON)  # the C API only
+find_package(MPI COMPONENTS CXX QUIET)
+if(MPI_CXX_FOUND)
+  set(BATON_HAVE_MPI ON)
+  find_program(BATON_MPIEXEC NAMES mpirun mpiexec)
+  message(STATUS "baton: MPI plugin on (${MPI_CXX_LIBRARIES})")
+else()
+  set(BATON_HAVE_MPI OFF)
+  message(STATUS "baton: MPI plugin compiled out: no MPI (libopenmpi-dev); one process per job")
+endif()

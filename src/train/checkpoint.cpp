@@ -53,6 +53,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
                       {"micro_batch", c.micro_batch},
                       {"step", c.step},
                       {"rates", c.rates},
+                      {"process_rates", c.process_rates},
                       {"params", c.params.size()},
                       {"checksum", checksum(c.params, c.m, c.v)}};
   const std::string head = std::string(kMagic) + "\n" + h.dump() + "\n";
@@ -104,6 +105,7 @@ Checkpoint read_checkpoint(const std::string& path) {
     c.micro_batch = h.at("micro_batch").get<int>();
     c.step = h.at("step").get<int>();
     c.rates = h.at("rates").get<std::map<std::string, double>>();
+    c.process_rates = h.value("process_rates", std::vector<double>{});
     n = h.at("params").get<std::size_t>();
     sum = h.at("checksum").get<std::uint64_t>();
   } catch (const nlohmann::json::exception& e) {

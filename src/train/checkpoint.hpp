@@ -6,7 +6,7 @@
 // file damaged since.
 //
 // Format: a line "baton checkpoint 1", a line of JSON (the model's shape,
-// seed, batch, step, rates, array length and checksum), then three arrays of
+// seed, batch, step, rates, per-process rates, array length and checksum), then three arrays of
 // little-endian fp32: weights, first moments, second moments.
 #pragma once
 
@@ -26,6 +26,9 @@ struct Checkpoint {
   int micro_batch = 0;
   int step = 0;                         // steps done
   std::map<std::string, double> rates;  // micro-batches/s by device name
+  // A job of several processes: micro-batches/s per process (rank order), as
+  // learned; written by the first process, whose devices `rates` names.
+  std::vector<double> process_rates;
   std::vector<float> params, m, v;
 };
 

@@ -34,6 +34,10 @@ void check_config(const TrainConfig& c, std::size_t devices) {
   if (c.collective != "auto" && c.collective != "in-place" && c.collective != "ring" &&
       c.collective != "nccl")
     fail("collective", "'" + c.collective + "' is none of auto, in-place, ring, nccl");
+  if (c.processes && c.processes->size() > 1 && c.collective == "in-place")
+    fail("collective",
+         "in-place sums within one process; a job of several processes sums through the ring "
+         "or NCCL, then across the processes");
   for (int d : c.devices)
     if (d < 0 || std::size_t(d) >= devices)
       fail("devices",
@@ -67,7 +71,8 @@ TrainPlan plan(const Runtime& rt, const TrainConfig& c, const MlpLayout& layout,
   if (c.collective == "in-place" && !one_memory)
     raise(Errc::invalid_argument, "collective",
           "in-place needs every device in one memory (the cpu devices, the partitions of one GPU)");
-  p.shared = one_memory && (c.collective == "auto" || c.collective == "in-place");
+  const bool alone = !c.processes || c.processes->size() == 1;
+  p.shared = alone && one_memory && (c.collective == "auto" || c.collective == "in-place");
   const std::uint64_t n = layout.params(), k = p.devices.size();
   const std::uint64_t mb = std::uint64_t(c.micro_batch);
   const std::uint64_t io = mb * std::uint64_t(c.shape.inputs + c.shape.outputs);
@@ -136,6 +141,18 @@ Trainer::Trainer(Runtime& rt, TrainConfig config)
   rates_.assign(devs.size(), 0.0);
   for (int d : devices_) rates_[d] = std::max(devs[d]->info().peak_gflops, 1e-3);
   follow_rates();
+  if (config_.processes && config_.processes->size() > 1) {
+    double peak = 0;
+    for (int d : devices_) peak += rates_[std::size_t(d)];
+    shares_ = std::make_unique<ProcessShares>(*config_.processes,
+                                              config_.batch / config_.micro_batch, peak);
+    summed_ = rt_.buffer<float>(n);
+  }
+}
+
+ProcessShares::Share Trainer::share(int step) {
+  if (shares_) return shares_->of(step);
+  return {0, config_.batch / config_.micro_batch};
 }
 
 void Trainer::connect() {
@@ -165,21 +182,27 @@ Trainer::Batch& Trainer::load(int step) {
   b.step = step;
   float* x = b.x.host().data();  // host(): the devices' copies are stale from here
   float* y = b.y.host().data();
-  if (b.data == data) return b;  // handed over again, as a loader hands an epoch's batch
+  // This process's rows of the global batch (all of them, alone).
+  const ProcessShares::Share mine = share(step);
+  const int rows = mine.micro_batches * config_.micro_batch;
+  const int offset = mine.first * config_.micro_batch;
+  // Handed over again, as a loader hands an epoch's batch.
+  if (b.data == data && b.first == offset && b.rows == rows) return b;
   b.data = data;
+  b.first = offset;
+  b.rows = rows;
   // Rows in pieces on a few host threads, as a data loader's workers make them.
-  const int rows = config_.batch;
   const int threads = std::clamp(int(std::thread::hardware_concurrency()) / 2, 1, 8);
   const int per = (rows + threads - 1) / threads;
   std::vector<std::thread> workers;
   for (int first = per; first < rows; first += per)
     workers.emplace_back([&, first] {
       const int n = std::min(per, rows - first);
-      teacher_.batch(std::uint64_t(data), std::uint64_t(first), n,
+      teacher_.batch(std::uint64_t(data), std::uint64_t(offset + first), n,
                      x + std::size_t(first) * config_.shape.inputs,
                      y + std::size_t(first) * config_.shape.outputs);
     });
-  teacher_.batch(std::uint64_t(data), 0, std::min(per, rows), x, y);
+  teacher_.batch(std::uint64_t(data), std::uint64_t(offset), std::min(per, rows), x, y);
   for (auto& w : workers) w.join();
   return b;
 }
@@ -187,7 +210,7 @@ Trainer::Batch& Trainer::load(int step) {
 Runtime::PendingRun Trainer::accumulate(int step) {
   Batch& b = load(step);
   tag_ = fresh_tag();
-  const std::uint64_t micro_batches = std::uint64_t(config_.batch / config_.micro_batch);
+  const std::uint64_t micro_batches = std::uint64_t(share(step).micro_batches);
   const std::uint64_t mb = std::uint64_t(config_.micro_batch);
   Runtime::PendingRun grad = rt_.parallel_for_async(
       Range{micro_batches}, kernels_.grad, in(params_, whole), in(weights_bf16_, whole),
@@ -227,6 +250,10 @@ Trainer::Update Trainer::update() {
     // reduced, unless the reduction is waited for first.
     const std::vector<int>& ranks = comm_->ranks();
     const auto owned = reduce_scatter(u.tasks);
+    if (shares_) {
+      update_across_processes(owned, u);
+      return u;
+    }
     if (!config_.overlap) {
       for (Task t : u.tasks) rt_.wait(t);
       u.reduced = rt_.clock().now();
@@ -249,6 +276,43 @@ Trainer::Update Trainer::update() {
   rt_.submit(Range{1}, kernels_.losses_shared, instances(accumulator_), out(losses_, whole), acc,
              on(devices_[0]));
   return u;
+}
+
+void Trainer::update_across_processes(const std::vector<std::vector<collective::Piece>>& owned,
+                                      Update& u) {
+  const std::uint64_t n = layout_.params();
+  const AdamWRates rates = rates_of(config_.optimizer);
+  const AdamWStep step = step_of(config_.optimizer, step_, 1.0f / float(config_.batch));
+  const std::vector<int>& ranks = comm_->ranks();
+  for (Task t : u.tasks) rt_.wait(t);
+  // Each rank's reduced pieces, side by side: this process's whole gradient.
+  const std::span<float> sum = summed_.host();
+  for (std::size_t p = 0; p < ranks.size(); ++p) {
+    const auto slot = slots_[p].read();
+    for (const auto& pieces : owned)
+      std::copy(slot.begin() + std::ptrdiff_t(pieces[p].begin),
+                slot.begin() + std::ptrdiff_t(pieces[p].end),
+                sum.begin() + std::ptrdiff_t(pieces[p].begin));
+  }
+  // The host sums the next bucket while the devices update this one: their
+  // tasks read only the bucket they update, which the host no longer writes.
+  auto submit = [&](std::size_t b) {
+    for (std::size_t p = 0; p < ranks.size(); ++p) {
+      const collective::Piece c = owned[b][p];
+      if (c.size() == 0) continue;
+      u.tasks.push_back(rt_.submit(Range{c.size(), 0, c.begin}, kernels_.adamw_slots,
+                                   in(summed_, elements(c.begin, c.end)), inout(params_), inout(m_),
+                                   inout(v_), out(weights_bf16_), rates, step, SlotArgs{n, 1, 0},
+                                   on(ranks[p])));
+    }
+  };
+  for (std::size_t b = 0; b < buckets_.size(); ++b) {
+    config_.processes->sum(sum.subspan(buckets_[b].begin, buckets_[b].size()));
+    if (config_.overlap) submit(b);
+  }
+  if (config_.overlap) return;
+  u.reduced = rt_.clock().now();
+  for (std::size_t b = 0; b < buckets_.size(); ++b) submit(b);
 }
 
 RunStats Trainer::finish(Update u) {
@@ -301,19 +365,12 @@ bool Trainer::drop_failed(const RunStats& grad, std::vector<std::string>& failur
 // costs (cuBLASLt's plans, first allocations), and the second step's split
 // by the peak figures is the better guess; on virtual time it is exact.
 void Trainer::learn(const RunStats& grad) {
-  constexpr std::size_t kKept = 5;
   if (step_ == 1 && !rt_.clock().is_virtual()) return;
   seen_.resize(rates_.size());
   for (int d : devices_) {
     const DeviceStats& s = grad.devices[std::size_t(d)];
-    if (!(s.items > 0 && s.busy_s > 0)) continue;
-    std::vector<double>& seen = seen_[std::size_t(d)];
-    seen.push_back(double(s.items) / s.busy_s);
-    if (seen.size() > kKept) seen.erase(seen.begin());
-    std::vector<double> sorted = seen;
-    std::sort(sorted.begin(), sorted.end());
-    const std::size_t m = sorted.size() / 2;
-    rates_[std::size_t(d)] = sorted.size() % 2 ? sorted[m] : 0.5 * (sorted[m - 1] + sorted[m]);
+    if (s.items > 0 && s.busy_s > 0)
+      rates_[std::size_t(d)] = seen_[std::size_t(d)].add(double(s.items) / s.busy_s);
   }
   follow_rates();
 }
@@ -350,6 +407,14 @@ StepResult Trainer::step() {
   const auto losses = losses_.read();
   for (std::size_t i = 0; i < (shared_ ? losses.size() : devices_.size()); ++i)
     loss += double(losses[i]);
+  if (shares_) {
+    // The processes' losses and rates, gathered in one collective.
+    const bool learned = step_ > 1 || rt_.clock().is_virtual();
+    const double rate =
+        learned && r.grad.makespan_s > 0 ? share(step_).micro_batches / r.grad.makespan_s : 0.0;
+    r.process_micro_batches = shares_->split(step_);
+    loss = shares_->learn(loss, rate);
+  }
   r.loss = loss / double(config_.batch);
   learn(r.grad);
   r.seconds = rt_.clock().now() - start;
@@ -366,7 +431,7 @@ std::vector<float> Trainer::gradient(int step) {
       if (std::bit_cast<std::uint32_t>(acc[tag_at(n)]) != tag_) continue;
       for (std::size_t i = 0; i < n; ++i) sum[i] += acc[i];
     }
-    return sum;
+    return sum;  // alone: a job of processes never reads in place
   }
   std::vector<Task> tasks;
   const auto owned = reduce_scatter(tasks);
@@ -378,6 +443,7 @@ std::vector<float> Trainer::gradient(int step) {
                 slot.begin() + std::ptrdiff_t(pieces[p].end),
                 sum.begin() + std::ptrdiff_t(pieces[p].begin));
   }
+  if (shares_) config_.processes->sum(sum);
   return sum;
 }
 
@@ -399,6 +465,7 @@ Checkpoint Trainer::checkpoint() {
   c.micro_batch = config_.micro_batch;
   c.step = step_;
   for (int d : devices_) c.rates[rt_.devices()[std::size_t(d)]->name()] = rates_[std::size_t(d)];
+  if (shares_) c.process_rates = shares_->rates();
   c.params = params();
   const auto m = m_.read(), v = v_.read();
   c.m.assign(m.begin(), m.end());
@@ -440,6 +507,7 @@ void Trainer::restore(const Checkpoint& c) {
       rates_[std::size_t(d)] = it->second;
   seen_.clear();
   follow_rates();
+  if (shares_) shares_->restore(c.process_rates);
 }
 
 }  // namespace baton::train

@@ -13,6 +13,12 @@
 // (by coherence, as the next step reads them), with each bucket's update
 // running while the next bucket is reduced. Every device computes with the
 // same weights at every step, whatever the split.
+//
+// A job of several processes (mpirun, collective/process_group.hpp) runs one
+// Trainer in each, over its own devices: each step's global batch is cut
+// between the processes by their measured rates (process_shares.hpp), each
+// reduces its devices' gradients as above, the processes sum the reduced
+// buckets, and every process takes the same AdamW step.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +31,8 @@
 #include "train/adamw.hpp"
 #include "train/checkpoint.hpp"
 #include "train/mlp.hpp"
+#include "train/process_shares.hpp"
+#include "train/rate_window.hpp"
 #include "train/step_kernels.hpp"
 #include "train/teacher.hpp"
 
@@ -52,6 +60,9 @@ struct TrainConfig {
   // is reduced. false: the update starts once every bucket is reduced, and
   // the step says how long the reduction took alone.
   bool overlap = true;
+  // The job's processes (not owned), each running a Trainer over its own
+  // devices; nullptr or a group of one: this process alone.
+  collective::ProcessGroup* processes = nullptr;
 };
 
 // Which devices a Trainer over `config` takes and what each holds, with the
@@ -82,6 +93,8 @@ struct StepResult {
   // the others (where needed the step was accumulated again), which train on
   // without them.
   std::vector<std::string> failures;
+  // A job of several processes: each one's micro-batches (rank order); else empty.
+  std::vector<int> process_micro_batches;
 };
 
 class Trainer {
@@ -120,10 +133,13 @@ class Trainer {
  private:
   struct Batch {
     Buffer<float> x, y;
-    int data = 0;  // which batch of data it holds; 0: none yet
-    int step = 0;  // the step it was last handed to
+    int data = 0;             // which batch of data it holds; 0: none yet
+    int step = 0;             // the step it was last handed to
+    int first = 0, rows = 0;  // the rows of the global batch it holds
   };
   Batch& load(int step);
+  // This process's micro-batches of step `step`: all of them, or its share.
+  ProcessShares::Share share(int step);
   // grad (then publish, where the accumulators are not shared) for the batch
   // of `step`, under a fresh tag.
   Runtime::PendingRun accumulate(int step);
@@ -143,6 +159,10 @@ class Trainer {
   // The communicator over the devices taking part, and a slot for each.
   void connect();
   void stage(Batch& next);
+  // Sums each bucket's pieces (reduced within this process) over the
+  // processes, on the host, and submits each bucket's update as soon as its
+  // sum is known.
+  void update_across_processes(const std::vector<std::vector<collective::Piece>>& owned, Update& u);
   // Leaves out the devices that failed in `grad`, noting them; true if any did.
   bool drop_failed(const RunStats& grad, std::vector<std::string>& failures);
   void learn(const RunStats& grad);
@@ -155,7 +175,7 @@ class Trainer {
   StepKernels kernels_;
   std::vector<int> devices_;
   std::vector<double> rates_;
-  std::vector<std::vector<double>> seen_;  // per device: its rates in the last steps
+  std::vector<RateWindow> seen_;  // per device
   Buffer<float> params_, m_, v_;
   Buffer<std::uint16_t> weights_bf16_;  // what GPUs compute with, written by each update
   PerDevice<float> accumulator_;
@@ -167,6 +187,8 @@ class Trainer {
   std::vector<collective::Piece> buckets_;
   Buffer<float> losses_;  // per device (shared) or per slot
   std::vector<Batch> batches_;
+  std::unique_ptr<ProcessShares> shares_;  // a job of several processes: who runs what
+  Buffer<float> summed_;                   // ...and the gradient summed over them
   int step_ = 0;
   bool shared_ = false;    // every device taking part sits in one memory
   std::uint32_t tag_ = 0;  // of the latest accumulation

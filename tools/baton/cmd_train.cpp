@@ -14,6 +14,7 @@
 
 #include "baton/error.hpp"
 #include "baton/runtime.hpp"
+#include "collective/process_group.hpp"
 #include "commands.hpp"
 #include "json_output.hpp"
 #include "policy_list.hpp"
@@ -197,7 +198,9 @@ Run run_training(Runtime& rt, const TrainArgs& a, std::vector<int> devices, int 
 
 void run_train(const TrainArgs& a) {
   if (a.steps < 1) raise(Errc::invalid_argument, "--steps", "must be at least 1");
-  if (!a.checkpoint.empty() || a.resume) return run_train_job(a);
+  // Under a launcher, or with a checkpoint: one job, not the comparison.
+  if (!a.checkpoint.empty() || a.resume || collective::launched_processes() > 1)
+    return run_train_job(a);
   if (a.warmup < 0) raise(Errc::invalid_argument, "--warmup", "must be 0 or more");
   if (a.scaling != "weak" && a.scaling != "strong")
     raise(Errc::invalid_argument, "--scaling", "'" + a.scaling + "': expected weak or strong");

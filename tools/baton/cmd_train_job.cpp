@@ -1,15 +1,23 @@
-// baton train --checkpoint: one training job rather than the comparison of
-// policies. Every device trains under the first policy, a line per step;
-// the job's state goes to the checkpoint file every --checkpoint-every steps
-// and at the end, and --resume goes on from it. A job that stops on an error
-// says where its last checkpoint is and how to go on.
+// baton train --checkpoint, or under an MPI launcher: one training job rather
+// than the comparison of policies. Every device (of every process) trains
+// under the first policy, a line per step; the job's state goes to the
+// checkpoint file every --checkpoint-every steps and at the end, and --resume
+// goes on from it. A job that stops on an error says where its last
+// checkpoint is and how to go on; in a job of several processes, the process
+// that failed names its rank and host and ends the others, and a process
+// ended by the launcher (another one died) says how to resume.
+#include <unistd.h>
+
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
 
 #include "baton/error.hpp"
 #include "baton/runtime.hpp"
+#include "collective/process_group.hpp"
 #include "json_output.hpp"
 #include "policy_list.hpp"
 #include "table.hpp"
@@ -34,69 +42,144 @@ train::TrainConfig train_config(const TrainArgs& a, int batch, const std::string
 
 namespace {
 
-// A step's line is the job's output: on stdout, at once.
+// A step's line is the job's output: on stdout, at once (from the first
+// process only, in a job of several).
 void say(const std::string& line) {
   std::printf("%s\n", line.c_str());
   std::fflush(stdout);
 }
 
+// What a process ended by a signal (the launcher ends the others when one
+// dies) writes before it goes: kept current after each step, written with
+// write(2), the one output a signal handler may make.
+char g_last_words[1024];
+
+void say_last_words(int sig) {
+  [[maybe_unused]] const ssize_t n = ::write(2, g_last_words, std::strlen(g_last_words));
+  ::_exit(128 + sig);
+}
+
+void set_last_words(const std::string& words) {
+  const std::size_t n = std::min(words.size(), sizeof g_last_words - 2);
+  std::memcpy(g_last_words, words.data(), n);
+  g_last_words[n] = '\n';
+  g_last_words[n + 1] = '\0';
+}
+
+// How to go on from the checkpoint, or that there is none.
+std::string resume_hint(const TrainArgs& a, int saved) {
+  if (a.checkpoint.empty()) return "no --checkpoint was given, so nothing to resume from";
+  if (saved == 0 && !a.resume) return "no checkpoint was written yet";
+  return "the last checkpoint (step " + std::to_string(saved) + ") is in " + a.checkpoint +
+         ": the same command with --resume goes on from it";
+}
+
 }  // namespace
 
 void run_train_job(const TrainArgs& a) {
-  if (a.checkpoint.empty())
+  const std::unique_ptr<collective::ProcessGroup> group = collective::join_processes();
+  const bool several = group->size() > 1;
+  const bool first_process = group->rank() == 0;
+  if (a.checkpoint.empty() && a.resume)
     raise(Errc::invalid_argument, "--resume", "needs --checkpoint FILE to resume from");
   if (a.checkpoint_every < 1)
     raise(Errc::invalid_argument, "--checkpoint-every", "must be at least 1");
   if (a.resume && !std::filesystem::exists(a.checkpoint))
     raise(Errc::invalid_argument, "--resume", "no checkpoint at '" + a.checkpoint + "'");
-  if (!a.resume && std::filesystem::exists(a.checkpoint))
+  if (!a.checkpoint.empty() && !a.resume && std::filesystem::exists(a.checkpoint))
     raise(Errc::invalid_argument, "--checkpoint",
           "'" + a.checkpoint + "' exists: add --resume to go on from it, or remove it");
   const std::string policy = policy_list(a.policies).front();
   Options opt = env_options();
   opt.devices = a.devices;
   Runtime rt(opt);
-  train::Trainer t(rt, train_config(a, a.batch, policy));
-  if (a.resume) t.restore(train::read_checkpoint(a.checkpoint));
-  const int first = t.steps_done();
-  std::string names;
-  for (int d : t.devices()) names += (names.empty() ? "" : "+") + rt.devices()[d]->name();
-  if (!a.json)
-    std::printf("training on %s under %s, %d samples a step%s\n", names.c_str(), policy.c_str(),
-                a.batch, first > 0 ? (", resumed at step " + std::to_string(first)).c_str() : "");
-
-  nlohmann::json j = {{"devices", names},
-                      {"policy", policy},
-                      {"batch", a.batch},
-                      {"resumed_from", first},
-                      {"checkpoint", a.checkpoint}};
-  j["steps"] = nlohmann::json::array();
-  int saved = first;
-  auto save = [&] {
-    train::write_checkpoint(a.checkpoint, t.checkpoint());
-    saved = t.steps_done();
+  train::TrainConfig config = train_config(a, a.batch, policy);
+  config.processes = group.get();
+  const std::string where = "rank " + std::to_string(group->rank()) + " (" + group->host() + ")";
+  int saved = 0;
+  // In a job of several processes, an error here is this process's alone:
+  // it names itself and ends the others, which would wait for it forever.
+  auto fail = [&](const Error& e) {
+    if (!several) throw;
+    std::fprintf(stderr, "baton: %s failed: %s; %s\n", where.c_str(), e.what(),
+                 resume_hint(a, saved).c_str());
+    std::fflush(stderr);
+    group->abort(2);
   };
   try {
+    train::Trainer t(rt, config);
+    if (a.resume) t.restore(train::read_checkpoint(a.checkpoint));
+    const int first = t.steps_done();
+    saved = first;
+    std::string names;
+    for (int d : t.devices()) names += (names.empty() ? "" : "+") + rt.devices()[d]->name();
+    // Each process's devices, as "host: cpu0+cpu1", in rank order.
+    const std::vector<std::string> all = group->gather(group->host() + ": " + names);
+    std::string job = names;
+    if (several) {
+      job = std::to_string(all.size()) + " processes:";
+      for (std::size_t r = 0; r < all.size(); ++r)
+        job.append(r ? "," : "")
+            .append(" rank ")
+            .append(std::to_string(r))
+            .append(" on ")
+            .append(all[r]);
+    }
+    if (several) {
+      set_last_words("baton: " + where + " was stopped before its first step");
+      std::signal(SIGTERM, say_last_words);
+      std::signal(SIGINT, say_last_words);
+    }
+    const bool speak = first_process && !a.json;
+    if (speak)
+      std::printf("training on %s under %s, %d samples a step%s\n", job.c_str(), policy.c_str(),
+                  a.batch, first > 0 ? (", resumed at step " + std::to_string(first)).c_str() : "");
+
+    nlohmann::json j = {{"devices", several ? nlohmann::json(all) : nlohmann::json(names)},
+                        {"processes", group->size()},
+                        {"process_group", group->name()},
+                        {"policy", policy},
+                        {"batch", a.batch},
+                        {"resumed_from", first},
+                        {"checkpoint", a.checkpoint}};
+    j["steps"] = nlohmann::json::array();
+    auto save = [&] {
+      // Every process holds the same weights: the first one writes them.
+      if (first_process) train::write_checkpoint(a.checkpoint, t.checkpoint());
+      saved = t.steps_done();
+    };
     for (int s = first + 1; s <= a.steps; ++s) {
       const train::StepResult r = t.step();
       nlohmann::json step = {{"step", r.step}, {"loss", r.loss}, {"seconds", r.seconds}};
       if (!r.failures.empty()) step["failures"] = r.failures;
+      if (several) step["process_micro_batches"] = r.process_micro_batches;
       j["steps"].push_back(step);
-      if (!a.json) {
+      std::string split;
+      for (int m : r.process_micro_batches)
+        split.append(split.empty() ? "" : "+").append(std::to_string(m));
+      if (speak)
         say("step " + std::to_string(r.step) + "  loss " + fixed(r.loss, 6) + "  " +
-            seconds(r.seconds));
+            seconds(r.seconds) + (several ? "  micro-batches per rank " + split : ""));
+      if (!a.json)
         for (const auto& f : r.failures)
-          say("note: step " + std::to_string(r.step) + ": " + f + " (left out)");
-      }
-      if (s % a.checkpoint_every == 0 || s == a.steps) save();
+          say("note: " + (several ? where + ": " : "") + "step " + std::to_string(r.step) + ": " +
+              f + " (left out)");
+      if (!a.checkpoint.empty() && (s % a.checkpoint_every == 0 || s == a.steps)) save();
+      if (several)
+        set_last_words("baton: " + where + " stopped at step " + std::to_string(r.step) +
+                       ": another process of the job ended (the launcher names it); " +
+                       resume_hint(a, saved));
     }
+    if (several) std::signal(SIGTERM, SIG_DFL);
+    if (!first_process) return;
+    if (emit_json(j, a.json, a.json_out)) return;
+    if (!a.checkpoint.empty())
+      say("checkpoint: " + a.checkpoint + " (step " + std::to_string(t.steps_done()) + ")");
   } catch (const Error& e) {
-    raise(e.code(), e.where(),
-          e.message() + "; the last checkpoint (step " + std::to_string(saved) + ") is in " +
-              a.checkpoint + ": the same command with --resume goes on from it");
+    fail(e);
+    if (a.checkpoint.empty() || saved == 0) throw;
+    raise(e.code(), e.where(), e.message() + "; " + resume_hint(a, saved));
   }
-  if (emit_json(j, a.json, a.json_out)) return;
-  say("checkpoint: " + a.checkpoint + " (step " + std::to_string(t.steps_done()) + ")");
 }
 
 }  // namespace baton::cli
