@@ -46,6 +46,12 @@ int launched_processes() {
   return 1;
 }
 
+int launched_local_rank() {
+  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+    if (const char* s = std::getenv(v); s && *s) return std::atoi(s);
+  return 0;
+}
+
 std::unique_ptr<ProcessGroup> single_process() {
   return std::make_unique<SingleProcess>();
 }

@@ -49,5 +49,9 @@ std::unique_ptr<ProcessGroup> single_process();
 // How many processes a launcher said it started (its environment:
 // OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_SIZE... SLURM_NTASKS); 1 without one.
 int launched_processes();
+// This process's place among those the launcher started on its node
+// (OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, SLURM_LOCALID); 0 without one.
+// With one process per GPU, the GPU a process drives.
+int launched_local_rank();
 
 }  // namespace baton::collective

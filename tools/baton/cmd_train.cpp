@@ -424,8 +424,16 @@ void run_train(const TrainArgs& a) {
 void add_train_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "train", "Data-parallel training of an MLP over the devices, each policy beside static");
+  cmd->footer(
+      "Several processes: under mpirun -np N (or srun) the N processes run one job, each over "
+      "its own devices (-d), as with --checkpoint: each step's batch (-b, in all) is cut "
+      "between the processes by their measured rates, their gradients are summed over MPI "
+      "and every process takes the same step; the first process prints and writes the "
+      "checkpoint. One process per node: -d as alone; one per GPU: -d 'cuda:{local_rank}'.");
   auto a = std::make_shared<TrainArgs>();
-  cmd->add_option("-d,--devices", a->devices, "device spec (see baton devices --help)")
+  cmd->add_option("-d,--devices", a->devices,
+                  "device spec (see baton devices --help); under mpirun, {local_rank} is the "
+                  "process's rank on its node (cuda:{local_rank}: one process per GPU)")
       ->capture_default_str();
   cmd->add_option("-p,--policies", a->policies,
                   policy_help("policies to compare, comma-separated (static always runs first):"))

@@ -74,12 +74,9 @@ std::string resume_hint(const TrainArgs& a, int saved) {
          ": the same command with --resume goes on from it";
 }
 
-}  // namespace
-
-void run_train_job(const TrainArgs& a) {
-  const std::unique_ptr<collective::ProcessGroup> group = collective::join_processes();
-  const bool several = group->size() > 1;
-  const bool first_process = group->rank() == 0;
+void train_job(const TrainArgs& a, collective::ProcessGroup& group) {
+  const bool several = group.size() > 1;
+  const bool first_process = group.rank() == 0;
   if (a.checkpoint.empty() && a.resume)
     raise(Errc::invalid_argument, "--resume", "needs --checkpoint FILE to resume from");
   if (a.checkpoint_every < 1)
@@ -92,20 +89,14 @@ void run_train_job(const TrainArgs& a) {
   const std::string policy = policy_list(a.policies).front();
   Options opt = env_options();
   opt.devices = a.devices;
+  // One process per GPU: "cuda:{local_rank}" is each process's own.
+  if (const std::size_t at = opt.devices.find("{local_rank}"); at != std::string::npos)
+    opt.devices.replace(at, 12, std::to_string(collective::launched_local_rank()));
   Runtime rt(opt);
   train::TrainConfig config = train_config(a, a.batch, policy);
-  config.processes = group.get();
-  const std::string where = "rank " + std::to_string(group->rank()) + " (" + group->host() + ")";
+  config.processes = &group;
+  const std::string where = "rank " + std::to_string(group.rank()) + " (" + group.host() + ")";
   int saved = 0;
-  // In a job of several processes, an error here is this process's alone:
-  // it names itself and ends the others, which would wait for it forever.
-  auto fail = [&](const Error& e) {
-    if (!several) throw;
-    std::fprintf(stderr, "baton: %s failed: %s; %s\n", where.c_str(), e.what(),
-                 resume_hint(a, saved).c_str());
-    std::fflush(stderr);
-    group->abort(2);
-  };
   try {
     train::Trainer t(rt, config);
     if (a.resume) t.restore(train::read_checkpoint(a.checkpoint));
@@ -114,7 +105,7 @@ void run_train_job(const TrainArgs& a) {
     std::string names;
     for (int d : t.devices()) names += (names.empty() ? "" : "+") + rt.devices()[d]->name();
     // Each process's devices, as "host: cpu0+cpu1", in rank order.
-    const std::vector<std::string> all = group->gather(group->host() + ": " + names);
+    const std::vector<std::string> all = group.gather(group.host() + ": " + names);
     std::string job = names;
     if (several) {
       job = std::to_string(all.size()) + " processes:";
@@ -125,8 +116,14 @@ void run_train_job(const TrainArgs& a) {
             .append(" on ")
             .append(all[r]);
     }
+    // What this process says if the launcher ends it in step `s`.
+    auto last_words = [&](int s) {
+      set_last_words("baton: " + where + " stopped in step " + std::to_string(s) +
+                     ": another process of the job ended (the launcher names it); " +
+                     resume_hint(a, saved));
+    };
     if (several) {
-      set_last_words("baton: " + where + " was stopped before its first step");
+      last_words(first + 1);
       std::signal(SIGTERM, say_last_words);
       std::signal(SIGINT, say_last_words);
     }
@@ -136,8 +133,8 @@ void run_train_job(const TrainArgs& a) {
                   a.batch, first > 0 ? (", resumed at step " + std::to_string(first)).c_str() : "");
 
     nlohmann::json j = {{"devices", several ? nlohmann::json(all) : nlohmann::json(names)},
-                        {"processes", group->size()},
-                        {"process_group", group->name()},
+                        {"processes", group.size()},
+                        {"process_group", group.name()},
                         {"policy", policy},
                         {"batch", a.batch},
                         {"resumed_from", first},
@@ -165,10 +162,7 @@ void run_train_job(const TrainArgs& a) {
           say("note: " + (several ? where + ": " : "") + "step " + std::to_string(r.step) + ": " +
               f + " (left out)");
       if (!a.checkpoint.empty() && (s % a.checkpoint_every == 0 || s == a.steps)) save();
-      if (several)
-        set_last_words("baton: " + where + " stopped at step " + std::to_string(r.step) +
-                       ": another process of the job ended (the launcher names it); " +
-                       resume_hint(a, saved));
+      if (several) last_words(r.step + 1);
     }
     if (several) std::signal(SIGTERM, SIG_DFL);
     if (!first_process) return;
@@ -176,9 +170,25 @@ void run_train_job(const TrainArgs& a) {
     if (!a.checkpoint.empty())
       say("checkpoint: " + a.checkpoint + " (step " + std::to_string(t.steps_done()) + ")");
   } catch (const Error& e) {
-    fail(e);
-    if (a.checkpoint.empty() || saved == 0) throw;
+    if (!several && (a.checkpoint.empty() || saved == 0)) throw;
     raise(e.code(), e.where(), e.message() + "; " + resume_hint(a, saved));
+  }
+}
+
+}  // namespace
+
+void run_train_job(const TrainArgs& a) {
+  const std::unique_ptr<collective::ProcessGroup> group = collective::join_processes();
+  if (group->size() == 1) return train_job(a, *group);
+  // In a job of several processes an error is this process's alone: it names
+  // its rank and host and ends the others, which would wait for it forever.
+  try {
+    train_job(a, *group);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "baton: rank %d (%s) failed: %s\n", group->rank(), group->host().c_str(),
+                 e.what());
+    std::fflush(stderr);
+    group->abort(2);
   }
 }
 
