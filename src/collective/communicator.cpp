@@ -6,6 +6,7 @@
 #include "collective/ring.hpp"
 #ifdef BATON_HAVE_CUDA
 #include "collective/nccl.hpp"
+#include "collective/nccl_processes.hpp"
 #endif
 
 namespace baton::collective {
@@ -41,6 +42,22 @@ std::unique_ptr<Communicator> make_communicator(Runtime& rt, const std::vector<i
     raise(Errc::backend_unavailable, "nccl", "this build has no CUDA, so no NCCL");
 #endif
   return std::make_unique<Ring>(rt, devices);
+}
+
+std::unique_ptr<DeviceSumAcrossProcesses> device_sum_across_processes(
+    [[maybe_unused]] Runtime& rt, [[maybe_unused]] const std::vector<int>& devices,
+    [[maybe_unused]] int leader, [[maybe_unused]] bool whole_on_leader, ProcessGroup& group) {
+  if (group.size() < 2) return nullptr;
+#ifdef BATON_HAVE_CUDA
+  const double fits[] = {whole_on_leader && nccl_unfit(rt, devices).empty() ? 1.0 : 0.0};
+  for (double f : group.gather(fits))
+    if (f == 0) return nullptr;
+  return std::make_unique<NcclProcesses>(rt, leader, group);
+#else
+  const double fits[] = {0.0};  // every process takes part in the agreement
+  group.gather(fits);
+  return nullptr;
+#endif
 }
 
 }  // namespace baton::collective

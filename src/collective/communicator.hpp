@@ -17,6 +17,7 @@
 
 #include "baton/runtime.hpp"
 #include "collective/pieces.hpp"
+#include "collective/process_group.hpp"
 
 namespace baton::collective {
 
@@ -48,5 +49,25 @@ class Communicator {
 std::unique_ptr<Communicator> make_communicator(Runtime& rt, const std::vector<int>& devices,
                                                 const std::string& kind,
                                                 std::string* why = nullptr);
+
+// A job of several processes whose GPUs sum on the device (NCCL between the
+// processes' leaders: nccl_processes.hpp), rather than on the host.
+class DeviceSumAcrossProcesses {
+ public:
+  virtual ~DeviceSumAcrossProcesses() = default;
+  virtual std::string name() const = 0;
+  virtual int leader() const = 0;  // the device (of this process's Runtime) that sums
+  // Submits the sum over the processes of `piece` of `slot`, in place on the
+  // leader. Every process submits the same pieces in the same order.
+  virtual Task all_reduce(const Buffer<float>& slot, Piece piece) = 0;
+};
+
+// NCCL between the processes where every process of `group` (of several)
+// runs whole CUDA GPUs only, NCCL loads, and `whole_on_leader` (its own
+// reduction leaves the whole sum in `leader`'s slot); else nullptr: the
+// processes sum on the host through the group. A collective: all agree.
+std::unique_ptr<DeviceSumAcrossProcesses> device_sum_across_processes(
+    Runtime& rt, const std::vector<int>& devices, int leader, bool whole_on_leader,
+    ProcessGroup& group);
 
 }  // namespace baton::collective

@@ -4,50 +4,12 @@
 #include <cstring>
 
 #include "baton/error.hpp"
+#include "collective/nccl_api.hpp"
 #include "device/cuda/driver_api.hpp"
-#include "device/cuda/library.hpp"
 
 namespace baton::collective {
 
 namespace {
-
-// The few NCCL entry points used, with its ABI's plain types (enums are
-// ints: ncclFloat32 is 7, ncclSum 0; handles are pointers).
-struct NcclApi {
-  int (*get_version)(int*) = nullptr;
-  const char* (*error_string)(int) = nullptr;
-  int (*comm_init_all)(void** comms, int ranks, const int* devices) = nullptr;
-  int (*comm_destroy)(void* comm) = nullptr;
-  int (*all_reduce)(const void* send, void* recv, std::size_t count, int type, int op, void* comm,
-                    void* stream) = nullptr;
-  std::string error;  // why it did not load
-};
-constexpr int kFloat32 = 7, kSum = 0;
-
-const NcclApi& api() {
-  static const NcclApi loaded = [] {
-    NcclApi a;
-    const cuda::Library lib = cuda::open_library({"libnccl.so.2", "libnccl.so"});
-    if (!lib.handle) {
-      a.error = "libnccl.so.2 did not load: " + lib.error;
-      return a;
-    }
-    cuda::resolve(lib, a.get_version, "ncclGetVersion", "NCCL", a.error);
-    cuda::resolve(lib, a.error_string, "ncclGetErrorString", "NCCL", a.error);
-    cuda::resolve(lib, a.comm_init_all, "ncclCommInitAll", "NCCL", a.error);
-    cuda::resolve(lib, a.comm_destroy, "ncclCommDestroy", "NCCL", a.error);
-    cuda::resolve(lib, a.all_reduce, "ncclAllReduce", "NCCL", a.error);
-    return a;
-  }();
-  return loaded;
-}
-
-void check(int result, const char* call, const std::string& where) {
-  if (result == 0) return;
-  raise(Errc::device_failed, where,
-        std::string(call) + " failed (" + std::to_string(result) +
-            "): " + api().error_string(result));
-}
 
 // The CUDA device ordinal of the GPU at `bus` (NCCL counts GPUs as CUDA does).
 int ordinal_of(const std::string& bus, const std::string& where) {
@@ -66,7 +28,7 @@ int ordinal_of(const std::string& bus, const std::string& where) {
 }  // namespace
 
 std::string nccl_unfit(const Runtime& rt, const std::vector<int>& devices) {
-  if (!api().error.empty()) return api().error;
+  if (!nccl_api().error.empty()) return nccl_api().error;
   const auto& devs = rt.devices();
   for (int d : devices) {
     const DeviceInfo& info = devs[std::size_t(d)]->info();
@@ -83,23 +45,23 @@ std::string nccl_unfit(const Runtime& rt, const std::vector<int>& devices) {
 Nccl::Nccl(Runtime& rt, std::vector<int> devices) : rt_(rt), ranks_(std::move(devices)) {
   if (ranks_.empty()) raise(Errc::invalid_argument, "nccl", "no devices");
   if (const std::string why = nccl_unfit(rt, ranks_); !why.empty())
-    raise(api().error.empty() ? Errc::invalid_argument : Errc::backend_unavailable, "nccl", why);
+    raise(nccl_api().error.empty() ? Errc::invalid_argument : Errc::backend_unavailable, "nccl",
+          why);
   std::vector<int> ordinals;
   for (int d : ranks_)
     ordinals.push_back(ordinal_of(rt.devices()[std::size_t(d)]->info().pci_bus_id, "nccl"));
   comms_.assign(ranks_.size(), nullptr);
-  check(api().comm_init_all(comms_.data(), int(ranks_.size()), ordinals.data()), "ncclCommInitAll",
-        "nccl");
-  check(api().get_version(&version_), "ncclGetVersion", "nccl");
+  nccl_check(nccl_api().comm_init_all(comms_.data(), int(ranks_.size()), ordinals.data()),
+             "ncclCommInitAll", "nccl");
   for (std::size_t r = 0; r < ranks_.size(); ++r) {
     Kernel k("collective.nccl_all_reduce");
     const std::string where = rt.devices()[std::size_t(ranks_[r])]->name();
-    k.native(BackendKind::cuda,
-             [comm = comms_[r], where](void* stream, Span s, const KernelArgs& a) {
-               float* slot = reinterpret_cast<float*>(a.ptr<char>(0)) + s.begin;
-               check(api().all_reduce(slot, slot, s.size(), kFloat32, kSum, comm, stream),
-                     "ncclAllReduce", where);
-             });
+    k.native(BackendKind::cuda, [comm = comms_[r], where](void* stream, Span s,
+                                                          const KernelArgs& a) {
+      float* slot = reinterpret_cast<float*>(a.ptr<char>(0)) + s.begin;
+      nccl_check(nccl_api().all_reduce(slot, slot, s.size(), kNcclFloat32, kNcclSum, comm, stream),
+                 "ncclAllReduce", where);
+    });
     kernels_.push_back(std::move(k));
   }
   order_ = rt.buffer<int>(ranks_.size());
@@ -113,12 +75,11 @@ Nccl::~Nccl() {
   } catch (const Error&) {
   }
   for (void* c : comms_)
-    if (c) api().comm_destroy(c);
+    if (c) nccl_api().comm_destroy(c);
 }
 
 std::string Nccl::name() const {
-  return "nccl " + std::to_string(version_ / 10000) + "." + std::to_string(version_ / 100 % 100) +
-         "." + std::to_string(version_ % 100);
+  return nccl_name();
 }
 
 std::vector<Piece> Nccl::reduce(const std::vector<Buffer<float>>& slots, Piece bucket,

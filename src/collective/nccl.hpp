@@ -34,7 +34,6 @@ class Nccl : public Communicator {
   // An element per rank that each of its NCCL calls writes: they run in the
   // order they were submitted, the same on every rank, as NCCL requires.
   Buffer<int> order_;
-  int version_ = 0;
 };
 
 // Why NCCL cannot serve `devices` (empty: it can): not loaded, or a device

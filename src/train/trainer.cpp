@@ -146,7 +146,13 @@ Trainer::Trainer(Runtime& rt, TrainConfig config)
     for (int d : devices_) peak += rates_[std::size_t(d)];
     shares_ = std::make_unique<ProcessShares>(*config_.processes,
                                               config_.batch / config_.micro_batch, peak);
-    summed_ = rt_.buffer<float>(n);
+    // NCCL between the processes wants the whole sum in one slot: NCCL
+    // within the process leaves it in every slot, as does a process of one GPU.
+    const int leader = comm_->ranks().front();
+    const bool whole = devices_.size() == 1 || comm_->name().rfind("nccl", 0) == 0;
+    across_ =
+        collective::device_sum_across_processes(rt_, devices_, leader, whole, *config_.processes);
+    if (!across_) summed_ = rt_.buffer<float>(n);
   }
 }
 
@@ -284,35 +290,50 @@ void Trainer::update_across_processes(const std::vector<std::vector<collective::
   const AdamWRates rates = rates_of(config_.optimizer);
   const AdamWStep step = step_of(config_.optimizer, step_, 1.0f / float(config_.batch));
   const std::vector<int>& ranks = comm_->ranks();
-  for (Task t : u.tasks) rt_.wait(t);
-  // Each rank's reduced pieces, side by side: this process's whole gradient.
-  const std::span<float> sum = summed_.host();
-  for (std::size_t p = 0; p < ranks.size(); ++p) {
-    const auto slot = slots_[p].read();
-    for (const auto& pieces : owned)
-      std::copy(slot.begin() + std::ptrdiff_t(pieces[p].begin),
-                slot.begin() + std::ptrdiff_t(pieces[p].end),
-                sum.begin() + std::ptrdiff_t(pieces[p].begin));
-  }
-  // The host sums the next bucket while the devices update this one: their
-  // tasks read only the bucket they update, which the host no longer writes.
-  auto submit = [&](std::size_t b) {
+  // A task per piece of bucket b, over the processes' sum in `from`.
+  auto submit_update = [&](std::size_t b, const Buffer<float>& from) {
     for (std::size_t p = 0; p < ranks.size(); ++p) {
       const collective::Piece c = owned[b][p];
       if (c.size() == 0) continue;
       u.tasks.push_back(rt_.submit(Range{c.size(), 0, c.begin}, kernels_.adamw_slots,
-                                   in(summed_, elements(c.begin, c.end)), inout(params_), inout(m_),
+                                   in(from, elements(c.begin, c.end)), inout(params_), inout(m_),
                                    inout(v_), out(weights_bf16_), rates, step, SlotArgs{n, 1, 0},
                                    on(ranks[p])));
     }
   };
-  for (std::size_t b = 0; b < buckets_.size(); ++b) {
-    config_.processes->sum(sum.subspan(buckets_[b].begin, buckets_[b].size()));
-    if (config_.overlap) submit(b);
+  const bool on_leader = bool(across_);
+  if (on_leader) {
+    // On the leader GPU, each bucket behind this process's own reduction of
+    // it: the host waits for nothing.
+    for (const collective::Piece& b : buckets_)
+      u.tasks.push_back(across_->all_reduce(slots_[0], b));
+  } else {
+    for (Task t : u.tasks) rt_.wait(t);
+    // Each rank's reduced pieces, side by side: this process's whole gradient.
+    const std::span<float> sum = summed_.host();
+    for (std::size_t p = 0; p < ranks.size(); ++p) {
+      const auto slot = slots_[p].read();
+      for (const auto& pieces : owned)
+        std::copy(slot.begin() + std::ptrdiff_t(pieces[p].begin),
+                  slot.begin() + std::ptrdiff_t(pieces[p].end),
+                  sum.begin() + std::ptrdiff_t(pieces[p].begin));
+    }
+    // The host sums the next bucket while the devices update this one: their
+    // tasks read only the bucket they update, which the host no longer writes.
+    for (std::size_t b = 0; b < buckets_.size(); ++b) {
+      config_.processes->sum(sum.subspan(buckets_[b].begin, buckets_[b].size()));
+      if (config_.overlap) submit_update(b, summed_);
+    }
   }
-  if (config_.overlap) return;
+  const Buffer<float>& from = on_leader ? slots_[0] : summed_;
+  if (config_.overlap) {
+    if (on_leader)
+      for (std::size_t b = 0; b < buckets_.size(); ++b) submit_update(b, from);
+    return;
+  }
+  for (Task t : u.tasks) rt_.wait(t);
   u.reduced = rt_.clock().now();
-  for (std::size_t b = 0; b < buckets_.size(); ++b) submit(b);
+  for (std::size_t b = 0; b < buckets_.size(); ++b) submit_update(b, from);
 }
 
 RunStats Trainer::finish(Update u) {
@@ -350,6 +371,11 @@ bool Trainer::drop_failed(const RunStats& grad, std::vector<std::string>& failur
       rates_[std::size_t(d)] = 0;
     }
   std::erase_if(devices_, failed);
+  // The processes' NCCL communicator has its ranks fixed: a job that lost a
+  // GPU ends (and resumes from its checkpoint).
+  if (across_)
+    raise(Errc::device_failed, "train",
+          failures.back() + "; a job summing over NCCL across processes cannot go on without it");
   if (devices_.empty())
     raise(Errc::device_failed, "train", "every device failed (last: " + failures.back() + ")");
   if (!shared_) connect();
@@ -443,13 +469,20 @@ std::vector<float> Trainer::gradient(int step) {
                 slot.begin() + std::ptrdiff_t(pieces[p].end),
                 sum.begin() + std::ptrdiff_t(pieces[p].begin));
   }
+  if (across_) {
+    for (const collective::Piece& b : buckets_) rt_.wait(across_->all_reduce(slots_[0], b));
+    const auto whole = slots_[0].read();
+    return {whole.begin(), whole.end()};
+  }
   if (shares_) config_.processes->sum(sum);
   return sum;
 }
 
 std::string Trainer::collective() const {
   if (shared_) return "in place";
-  return comm_->name() + (comm_note_.empty() ? "" : " (" + comm_note_ + ")");
+  std::string across;
+  if (shares_) across = ", then " + (across_ ? across_->name() : config_.processes->name());
+  return comm_->name() + (comm_note_.empty() ? "" : " (" + comm_note_ + ")") + across;
 }
 
 std::vector<float> Trainer::params() {

@@ -160,8 +160,8 @@ class Trainer {
   void connect();
   void stage(Batch& next);
   // Sums each bucket's pieces (reduced within this process) over the
-  // processes, on the host, and submits each bucket's update as soon as its
-  // sum is known.
+  // processes, on the leader GPU or on the host, and submits each bucket's
+  // update as soon as its sum is known.
   void update_across_processes(const std::vector<std::vector<collective::Piece>>& owned, Update& u);
   // Leaves out the devices that failed in `grad`, noting them; true if any did.
   bool drop_failed(const RunStats& grad, std::vector<std::string>& failures);
@@ -187,8 +187,11 @@ class Trainer {
   std::vector<collective::Piece> buckets_;
   Buffer<float> losses_;  // per device (shared) or per slot
   std::vector<Batch> batches_;
-  std::unique_ptr<ProcessShares> shares_;  // a job of several processes: who runs what
-  Buffer<float> summed_;                   // ...and the gradient summed over them
+  // A job of several processes: who runs what, and the gradient summed over
+  // them on the host, or on the leader GPU (NCCL between the processes).
+  std::unique_ptr<ProcessShares> shares_;
+  Buffer<float> summed_;
+  std::unique_ptr<collective::DeviceSumAcrossProcesses> across_;
   int step_ = 0;
   bool shared_ = false;    // every device taking part sits in one memory
   std::uint32_t tag_ = 0;  // of the latest accumulation

@@ -7,6 +7,7 @@
 #include "baton/error.hpp"
 #include "baton/runtime.hpp"
 #include "collective/nccl.hpp"
+#include "collective/nccl_processes.hpp"
 #include "support/open_runtime.hpp"
 
 using namespace baton;
@@ -68,4 +69,43 @@ TEST(Nccl, PartitionsOfOneGpuAreRefusedByName) {
   std::string chose;
   EXPECT_EQ(make_communicator(*rt, {0, 1}, "auto", &chose)->name(), "ring");
   EXPECT_NE(chose.find(unfit), std::string::npos) << chose;
+}
+
+// NCCL between processes (nccl_processes.hpp), in the one process a machine
+// of one GPU allows (NCCL takes one rank a GPU): the unique id goes through
+// the group, the leader's worker joins the communicator, and each bucket's
+// all-reduce runs on its stream in submission order. With one rank the sum
+// is the slot itself; several processes wait for a machine with several GPUs.
+TEST(NcclProcesses, OneProcessJoinsAndSumsOnItsLeader) {
+  std::string why;
+  auto rt = open("cuda:0", why);
+  if (!rt) GTEST_SKIP() << "no CUDA GPU: " << why;
+  if (const std::string unfit = nccl_unfit(*rt, {0}); !unfit.empty()) GTEST_SKIP() << unfit;
+  const auto group = single_process();
+  NcclProcesses across(*rt, 0, *group);
+  EXPECT_NE(across.name().find("across processes"), std::string::npos) << across.name();
+  const std::uint64_t n = 300'001;
+  Buffer<float> slot = rt->buffer<float>(n);
+  {
+    auto h = slot.host();
+    for (std::uint64_t i = 0; i < n; ++i) h[i] = float(i % 977) - 3.5f;
+  }
+  std::vector<Task> tasks;
+  for (const Piece& b : buckets(n, 4, 1 << 14, 1 << 18))
+    tasks.push_back(across.all_reduce(slot, b));
+  for (Task t : tasks) rt->wait(t);
+  const auto got = slot.read();
+  std::uint64_t wrong = 0;
+  for (std::uint64_t i = 0; i < n; ++i) wrong += got[i] != float(i % 977) - 3.5f;
+  EXPECT_EQ(wrong, 0u);
+}
+
+TEST(NcclProcesses, APartitionCannotBeALeader) {
+  std::string why;
+  auto rt = open("cuda:0/64+32", why);
+  if (!rt) GTEST_SKIP() << "no CUDA GPU: " << why;
+  const auto group = single_process();
+  EXPECT_THROW(NcclProcesses(*rt, 0, *group), Error);
+  // A group of one never sums across processes.
+  EXPECT_EQ(device_sum_across_processes(*rt, {0, 1}, 0, true, *group), nullptr);
 }
