@@ -128,14 +128,18 @@ void train_job(const TrainArgs& a, collective::ProcessGroup& group) {
       std::signal(SIGINT, say_last_words);
     }
     const bool speak = first_process && !a.json;
-    if (speak)
+    if (speak) {
       std::printf("training on %s under %s, %d samples a step%s\n", job.c_str(), policy.c_str(),
                   a.batch, first > 0 ? (", resumed at step " + std::to_string(first)).c_str() : "");
+      if (several || t.devices().size() > 1)
+        std::printf("gradients summed: %s\n", t.collective().c_str());
+    }
 
     nlohmann::json j = {{"devices", several ? nlohmann::json(all) : nlohmann::json(names)},
                         {"processes", group.size()},
                         {"process_group", group.name()},
                         {"policy", policy},
+                        {"collective", t.collective()},
                         {"batch", a.batch},
                         {"resumed_from", first},
                         {"checkpoint", a.checkpoint}};
