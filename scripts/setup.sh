@@ -8,7 +8,8 @@ preset="${1:-release}"
 shift || true
 need=(cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
       nlohmann-json3-dev libhwloc-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libtbb-dev
-      libstarpu-dev libopenblas-dev libclblast-dev openmpi-bin libopenmpi-dev)
+      libstarpu-dev libopenblas-dev libclblast-dev openmpi-bin libopenmpi-dev
+      chromium)
 # The asan preset builds with clang, which also builds the libFuzzer targets.
 [ "$preset" = asan ] && need+=(clang libclang-rt-14-dev)
 missing=()

@@ -5,6 +5,7 @@
 
 #include "baton/error.hpp"
 #include "commands.hpp"
+#include "report/recording.hpp"
 
 namespace baton::cli {
 
@@ -43,6 +44,7 @@ int add_commands(CLI::App& app) {
 }
 
 int parse_command_line(CLI::App& app, int argc, const char* const* argv) {
+  set_command_line(argc, argv);
   // CLI11 would only say that a command is required.
   if (argc > 1 && argv[1][0] != '-') {
     std::string known;

@@ -18,9 +18,9 @@
 #include "commands.hpp"
 #include "json_output.hpp"
 #include "policy_list.hpp"
+#include "report/recording.hpp"
 #include "sched/policy.hpp"
 #include "table.hpp"
-#include "trace_telemetry.hpp"
 
 namespace baton::cli {
 
@@ -35,6 +35,7 @@ struct BalanceArgs {
   bool json = false;
   std::string json_out;
   std::string trace;
+  std::string report;  // --report DIR
 };
 
 // "DEV:FACTOR": device DEV runs FACTOR times slower from half of the oracle time on.
@@ -60,8 +61,7 @@ void run_balance(const BalanceArgs& args) {
   width_of(args.shape.bytes);
   Options opt = env_options();
   opt.devices = args.devices;
-  if (!args.trace.empty() && !std::ofstream(args.trace))
-    raise(Errc::invalid_argument, "--trace", "cannot write '" + args.trace + "'");
+  Recording recording(args.trace, args.report);
   Runtime rt(opt);
   const auto& devs = rt.devices();
   const bool sim = rt.clock().is_virtual();
@@ -109,8 +109,7 @@ void run_balance(const BalanceArgs& args) {
   j["slowdown"] = args.slowdown;
   j["runs"] = nlohmann::json::array();
   std::vector<RunStats> results;
-  std::optional<TracedRun> traced;  // the policies' runs, calibration aside
-  if (!args.trace.empty()) traced.emplace(rt);
+  recording.start(rt);  // the policies' runs, calibration aside
   for (std::size_t p = 0; p < policy_names.size(); ++p) {
     std::vector<RunStats> reps;
     for (int r = 0; r < args.repeat; ++r) {
@@ -121,6 +120,7 @@ void run_balance(const BalanceArgs& args) {
       if (half_s > 0)
         sim::change_speed(*devs[slow_dev], rt.clock().now() + half_s, speed / slow_factor);
       RunStats run = work.run(policy_names[p]);
+      rt.trace_span(policy_names[p], run.start_s, run.start_s + run.makespan_s);
       if (half_s > 0) {
         sim::change_speed(*devs[slow_dev], run.start_s + run.makespan_s, speed);
         run.oracle_s = sim::oracle_seconds(all, work_units, run.start_s);
@@ -131,7 +131,7 @@ void run_balance(const BalanceArgs& args) {
     results.push_back(median_run(std::move(reps)));
   }
   progress_done();
-  if (traced) traced->write(args.trace);
+  recording.stop();
 
   const RunStats* base = nullptr;
   for (const auto& r : results)
@@ -169,6 +169,7 @@ void run_balance(const BalanceArgs& args) {
                          {"reruns", r.reruns},
                          {"devices", per}});
   }
+  recording.report(j);
   if (emit_json(j, args.json, args.json_out)) return;
   std::printf(
       "bench balance: %llu items x %d fma steps, %d bytes moved per item, on %zu device(s)%s%s\n",
@@ -241,6 +242,10 @@ void add_bench_command(CLI::App& app) {
                   "write a trace of the policies' runs to this file (Chrome/Perfetto trace-event "
                   "JSON: a track per device with a span per chunk, counter tracks of each "
                   "device's utilisation, memory, power and clock)");
+  cmd->add_option("--report", args->report,
+                  "write an HTML report of the runs into this folder (index.html: the policy "
+                  "table, each device's share, a timeline per device, utilisation over time; "
+                  "trace.json beside it)");
   cmd->callback([args] { run_balance(*args); });
   add_sweep_command(*bench);
 }

@@ -18,8 +18,8 @@
 #include "commands.hpp"
 #include "json_output.hpp"
 #include "policy_list.hpp"
+#include "report/recording.hpp"
 #include "table.hpp"
-#include "trace_telemetry.hpp"
 #include "train/trainer.hpp"
 #include "train_args.hpp"
 #ifdef BATON_TRAIN_CUDA
@@ -210,11 +210,9 @@ void run_train(const TrainArgs& a) {
                         [](const std::string& p) { return p == "static"; });
   Options opt = env_options();
   opt.devices = a.devices;
-  if (!a.trace.empty() && !std::ofstream(a.trace))
-    raise(Errc::invalid_argument, "--trace", "cannot write '" + a.trace + "'");
+  Recording recording(a.trace, a.report);
   Runtime rt(opt);
-  std::optional<TracedRun> traced;
-  if (!a.trace.empty()) traced.emplace(rt);
+  recording.start(rt);
 
   // Who can train, with the configuration and the model's fit checked
   // before anything runs.
@@ -298,7 +296,7 @@ void run_train(const TrainArgs& a) {
     }
   }
   progress_done();
-  if (traced) traced->write(a.trace);
+  recording.stop();
 
   j["devices"] = nlohmann::json::array();
   for (int d : able)
@@ -322,8 +320,11 @@ void run_train(const TrainArgs& a) {
     for (const Run& o : runs)
       if (o.devices == r.devices && o.policy == "static") stat = &o;
     std::string split_text;
-    for (int d : r.devices)
+    nlohmann::json split = nlohmann::json::object();
+    for (int d : r.devices) {
       split_text += rt.devices()[d]->name() + " " + std::to_string(r.micro_batches[d]) + "  ";
+      split[rt.devices()[d]->name()] = r.micro_batches[d];
+    }
     const double speedup = base > 0 ? r.samples_per_s / base : 0;
     const double efficiency = rate_sum > 0 ? r.samples_per_s / rate_sum : 0;
     const double ideal = ideal_rate(r, stat ? *stat : r, a.micro_batch, alone_run, a.warmup);
@@ -371,6 +372,7 @@ void run_train(const TrainArgs& a) {
            {"rest", parts.rest}}},
          {"peak_memory_held_bytes", held},
          {"failures", r.failures},
+         {"micro_batches", split},  // per device, in the last step
          {"step_seconds", r.step_s},
          {"grad_seconds", r.grad_s},
          {"update_seconds", r.update_s}});
@@ -380,6 +382,7 @@ void run_train(const TrainArgs& a) {
   j["cuda_gemms_fused"] = gemms.fused;
   j["cuda_gemms_unfused"] = gemms.unfused;
 #endif
+  recording.report(j);
   if (emit_json(j, a.json, a.json_out)) return;
   std::printf(
       "train: MLP %d -> %d x %d -> %d, %.2f M parameters, %.1f MFLOP per sample, about %s per "
@@ -476,6 +479,10 @@ void add_train_command(CLI::App& app) {
                   "write a trace of every run to this file (Chrome/Perfetto trace-event JSON: a "
                   "track per device with a span per chunk, a host track with a span per step, "
                   "counter tracks of each device's utilisation, memory, power and clock)");
+  cmd->add_option("--report", a->report,
+                  "write an HTML report of the runs into this folder (index.html: the table, each "
+                  "device's share, a timeline per device, utilisation over time, loss and "
+                  "throughput by step; trace.json beside it)");
   cmd->add_option("--json-out", a->json_out, "also write the results as JSON to this file");
   cmd->add_option("--checkpoint", a->checkpoint,
                   "one training job instead of the comparison: every device, the first policy, "

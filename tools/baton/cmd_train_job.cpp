@@ -20,6 +20,7 @@
 #include "collective/process_group.hpp"
 #include "json_output.hpp"
 #include "policy_list.hpp"
+#include "report/recording.hpp"
 #include "table.hpp"
 #include "train/checkpoint.hpp"
 #include "train_args.hpp"
@@ -92,6 +93,8 @@ void train_job(const TrainArgs& a, collective::ProcessGroup& group) {
   // One process per GPU: "cuda:{local_rank}" is each process's own.
   if (const std::size_t at = opt.devices.find("{local_rank}"); at != std::string::npos)
     opt.devices.replace(at, 12, std::to_string(collective::launched_local_rank()));
+  // The first process's runs are traced and reported (--trace, --report).
+  Recording recording(first_process ? a.trace : "", first_process ? a.report : "");
   Runtime rt(opt);
   train::TrainConfig config = train_config(a, a.batch, policy);
   config.processes = &group;
@@ -128,6 +131,7 @@ void train_job(const TrainArgs& a, collective::ProcessGroup& group) {
       std::signal(SIGINT, say_last_words);
     }
     const bool speak = first_process && !a.json;
+    recording.start(rt);
     if (speak) {
       std::printf("training on %s under %s, %d samples a step%s\n", job.c_str(), policy.c_str(),
                   a.batch, first > 0 ? (", resumed at step " + std::to_string(first)).c_str() : "");
@@ -169,7 +173,9 @@ void train_job(const TrainArgs& a, collective::ProcessGroup& group) {
       if (several) last_words(r.step + 1);
     }
     if (several) std::signal(SIGTERM, SIG_DFL);
+    recording.stop();
     if (!first_process) return;
+    recording.report(j);
     if (emit_json(j, a.json, a.json_out)) return;
     if (!a.checkpoint.empty())
       say("checkpoint: " + a.checkpoint + " (step " + std::to_string(t.steps_done()) + ")");

@@ -22,7 +22,8 @@ struct TrainArgs {
   std::string scaling = "weak";
   std::string collective = "auto";
   bool no_overlap = false;
-  std::string trace;  // Chrome/Perfetto trace-event JSON of every run
+  std::string trace;   // Chrome/Perfetto trace-event JSON of every run
+  std::string report;  // an HTML report's folder
   std::string counts;
   float lr = 1e-3f;
   std::uint64_t seed = 1;
