@@ -11,6 +11,7 @@ trap 'rm -rf "$dir"' EXIT
 echo 'not json' >"$dir/bad.json"
 echo '{"nodes": [{"id": "a"}], "links": [{"a": "a", "b": "z", "kind": "pcie", "gbps": 1, "latency_us": 1}]}' >"$dir/link.json"
 echo '{"nodes": [{"id": "a"}, {"id": "b"}], "links": [{"a": "a", "b": "b", "kind": "pcie", "gbps": -1, "latency_us": 1}]}' >"$dir/gbps.json"
+echo '{"oracle_items_per_s": 1, "runs": [1]}' >"$dir/runs.json"
 echo '{"pipeline_depth": 0, "devices": [{"id": "a", "speed": 1}]}' >"$dir/depth.json"
 n=0
 failed=0
@@ -22,6 +23,7 @@ while IFS= read -r line; do
   args=${args//@BAD_LINK@/$dir/link.json}
   args=${args//@BAD_GBPS@/$dir/gbps.json}
   args=${args//@BAD_DEPTH@/$dir/depth.json}
+  args=${args//@BAD_RUNS@/$dir/runs.json}
   read -ra words <<<"$args"
   envs=()
   while [[ ${words[0]} =~ ^[A-Z_]+= ]]; do

@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# --report DIR: the HTML page of a bench balance run, of a training comparison
-# and of a training job
-# each loads in headless Chromium with no console message, and holds its
-# pictures: the shares, the timeline and utilisation (and, for training,
-# loss and throughput by step), each with marks drawn in it.
+# --report DIR: the HTML pages of a bench balance run, a training comparison
+# and a training job each load in headless Chromium with no console message,
+# and hold their pictures: the shares, the timeline and utilisation (and, for
+# training, loss and throughput by step), each with marks drawn in it.
 #   report_chromium.sh BATON
 set -euo pipefail
 baton=$1

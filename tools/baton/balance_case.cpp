@@ -9,6 +9,45 @@
 
 namespace baton::cli {
 
+nlohmann::json run_json(const RunStats& r, double speedup_vs_static) {
+  nlohmann::json per = nlohmann::json::array();
+  for (const auto& d : r.devices)
+    per.push_back({{"name", d.name},
+                   {"items", d.items},
+                   {"chunks", d.chunks},
+                   {"steals", d.steals},
+                   {"busy_s", d.busy_s},
+                   {"bytes_in", d.bytes_in},
+                   {"bytes_out", d.bytes_out},
+                   {"failed", d.failed},
+                   {"failure", d.failure},
+                   {"out_of_memory", d.out_of_memory}});
+  return {{"policy", r.policy},
+          {"makespan_s", r.makespan_s},
+          {"oracle_s", r.oracle_s},
+          {"efficiency", r.efficiency},
+          {"items_per_s", r.throughput()},
+          {"speedup_vs_static", speedup_vs_static},
+          {"simulated", r.simulated},
+          {"managed_memory", r.managed_memory},
+          {"reruns", r.reruns},
+          {"devices", per}};
+}
+
+nlohmann::json sharing_json(const Runtime& rt, const Calibration& cal) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& g : cal.groups) {
+    nlohmann::json names = nlohmann::json::array();
+    for (int d : g.devices) names.push_back(rt.devices()[std::size_t(d)]->name());
+    out.push_back({{"devices", names},
+                   {"resource", g.resource},
+                   {"together_items_per_s", g.together},
+                   {"best_alone_items_per_s", g.best_alone},
+                   {"alone_wins", g.alone_wins}});
+  }
+  return out;
+}
+
 namespace {
 
 constexpr float kMul = 0.999f, kAdd = 0.001f;

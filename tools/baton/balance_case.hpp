@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "baton/runtime.hpp"
 
 namespace baton::cli {
@@ -23,6 +25,11 @@ struct Shape {
 int width_of(int bytes);
 // The run of median makespan among `runs` (not empty): what a policy's row reports.
 RunStats median_run(std::vector<RunStats> runs);
+
+// A run as bench balance's --json has it (the doctor reads the same).
+nlohmann::json run_json(const RunStats& r, double speedup_vs_static);
+// The calibration's groups of devices that share a resource, likewise.
+nlohmann::json sharing_json(const Runtime& rt, const Calibration& cal);
 
 class BalanceCase {
  public:

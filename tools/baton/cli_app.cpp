@@ -37,6 +37,7 @@ int add_commands(CLI::App& app) {
     add_devices_command(app);
     add_topo_command(app);
     add_bench_command(app);
+    add_doctor_command(app);
 #ifdef BATON_HAVE_TRAIN
     add_train_command(app);
 #endif

@@ -93,16 +93,7 @@ void run_balance(const BalanceArgs& args) {
                             {"left_out", bool(cal.left_out[d])}});
   j["oracle_items_per_s"] = cal.oracle_rate();
   j["host_memory"] = rt.host_memory();
-  j["sharing"] = nlohmann::json::array();
-  for (const auto& g : cal.groups) {
-    nlohmann::json names = nlohmann::json::array();
-    for (int d : g.devices) names.push_back(devs[d]->name());
-    j["sharing"].push_back({{"devices", names},
-                            {"resource", g.resource},
-                            {"together_items_per_s", g.together},
-                            {"best_alone_items_per_s", g.best_alone},
-                            {"alone_wins", g.alone_wins}});
-  }
+  j["sharing"] = sharing_json(rt, cal);
   j["items"] = args.shape.items;
   j["iters"] = args.shape.iters;
   j["bytes_per_item"] = args.shape.bytes;
@@ -140,34 +131,13 @@ void run_balance(const BalanceArgs& args) {
       {"policy", "makespan", "items/s", "vs oracle", "vs static", "share % (steals) per device"});
   for (const auto& r : results) {
     std::string shares;
-    nlohmann::json per = nlohmann::json::array();
-    for (const auto& d : r.devices) {
+    for (const auto& d : r.devices)
       shares += d.name + " " + fixed(100.0 * double(d.items) / double(r.items), 1) + " (" +
                 std::to_string(d.steals) + ")" + (d.failed ? " FAILED" : "") + "  ";
-      per.push_back({{"name", d.name},
-                     {"items", d.items},
-                     {"chunks", d.chunks},
-                     {"steals", d.steals},
-                     {"busy_s", d.busy_s},
-                     {"bytes_in", d.bytes_in},
-                     {"bytes_out", d.bytes_out},
-                     {"failed", d.failed},
-                     {"failure", d.failure},
-                     {"out_of_memory", d.out_of_memory}});
-    }
     double speedup = base && r.makespan_s > 0 ? base->makespan_s / r.makespan_s : 0;
     t.add({r.policy, seconds(r.makespan_s), si(r.throughput()), fixed(100 * r.efficiency, 1) + " %",
            base ? fixed(speedup, 2) + "x" : "-", shares});
-    j["runs"].push_back({{"policy", r.policy},
-                         {"makespan_s", r.makespan_s},
-                         {"oracle_s", r.oracle_s},
-                         {"efficiency", r.efficiency},
-                         {"items_per_s", r.throughput()},
-                         {"speedup_vs_static", speedup},
-                         {"simulated", r.simulated},
-                         {"managed_memory", r.managed_memory},
-                         {"reruns", r.reruns},
-                         {"devices", per}});
+    j["runs"].push_back(run_json(r, speedup));
   }
   recording.report(j);
   if (emit_json(j, args.json, args.json_out)) return;
