@@ -3,6 +3,7 @@
 // counters (telemetry) come out as counter tracks, steals as arrows.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -123,4 +124,55 @@ TEST(Trace, CountersAreTracksOfTheirOwn) {
   EXPECT_EQ(counters["cpu0 util %"],
             (std::vector<std::pair<double, double>>{{1.0e6, 25}, {1.5e6, 75}}));
   EXPECT_EQ(counters["cpu0 power W"], (std::vector<std::pair<double, double>>{{1.5e6, 300}}));
+}
+
+// A task that waits for a task on another device is an arrow from the end of
+// the span it waited for to its own span: one per cross-device edge, none
+// between tasks of one device.
+TEST(Trace, CrossDeviceDependenciesAreArrows) {
+  Options o;
+  o.devices = "sim:2,1";
+  o.perf_model_file = "";
+  Runtime rt(o);
+  Kernel k("step");
+  k.cpu([](Span, const KernelArgs&) {});
+  k.cost([](Span s) { return 1e5 * double(s.size()); });
+  auto a = rt.buffer<float>(1000), b = rt.buffer<float>(1000);
+  rt.start_trace();
+  // a on sim0; b from a on sim1 (an edge across); a rewritten on sim1 after
+  // b there (edges within sim1, and across from sim0's write of a); a read on
+  // sim0 (across, from sim1's write).
+  rt.submit(Range{1000}, k, out(a), on(0));
+  rt.submit(Range{1000}, k, in(a), out(b), on(1));
+  rt.submit(Range{1000}, k, in(b), inout(a), on(1));
+  rt.submit(Range{1000}, k, in(a), on(0));  // after sim1's write of a: across again
+  const std::string path = "test_trace_deps.json";
+  rt.write_trace(path);
+  std::ifstream in(path);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  std::remove(path.c_str());
+  std::map<std::uint64_t, std::pair<double, double>> from, to;  // id: (tid, ts)
+  std::map<int, std::vector<std::pair<double, double>>> spans;  // tid: (begin, end)
+  for (const auto& e : j.at("traceEvents")) {
+    if (e.value("cat", "") == "depends" && e.at("ph") == "s")
+      from[e.at("id")] = {e.at("tid").get<double>(), e.at("ts").get<double>()};
+    if (e.value("cat", "") == "depends" && e.at("ph") == "f")
+      to[e.at("id")] = {e.at("tid").get<double>(), e.at("ts").get<double>()};
+    if (e.at("ph") == "X")
+      spans[e.at("tid")].push_back(
+          {e.at("ts").get<double>(), e.at("ts").get<double>() + e.at("dur").get<double>()});
+  }
+  ASSERT_EQ(from.size(), 3u) << "sim0 -> sim1 twice (b from a, a after a), sim1 -> sim0";
+  ASSERT_EQ(to.size(), 3u);
+  std::vector<std::pair<double, double>> edges;  // (from tid, to tid)
+  for (const auto& [id, f] : from) {
+    edges.push_back({f.first, to.at(id).first});
+    // It leaves from inside a span of its track that ended before the arrow's end.
+    bool inside = false;
+    for (auto [begin, end] : spans[int(f.first)])
+      inside = inside || (f.second >= begin && f.second <= end && end <= to.at(id).second + 1e-3);
+    EXPECT_TRUE(inside) << "arrow " << id << " leaves from no span";
+  }
+  std::sort(edges.begin(), edges.end());
+  EXPECT_EQ(edges, (std::vector<std::pair<double, double>>{{0, 1}, {0, 1}, {1, 0}}));
 }

@@ -1,5 +1,7 @@
 #include "submit/trace_log.hpp"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace baton::detail {
@@ -38,6 +40,33 @@ std::string TraceLog::finish(bool simulated) {
                       {"args", {{"sort_index", tid}}}});
   };
   std::uint64_t flows = 0;
+  auto arrow = [&](const char* name, std::size_t from, double from_s, std::size_t to, double to_s) {
+    const std::uint64_t id = ++flows;
+    events.push_back({{"name", name},
+                      {"cat", name},
+                      {"ph", "s"},
+                      {"id", id},
+                      {"pid", 0},
+                      {"tid", from},
+                      {"ts", from_s * 1e6}});
+    events.push_back({{"name", name},
+                      {"cat", name},
+                      {"ph", "f"},
+                      {"bp", "e"},
+                      {"id", id},
+                      {"pid", 0},
+                      {"tid", to},
+                      {"ts", to_s * 1e6}});
+  };
+  // A dependency's arrow leaves from the last span on device track `track`
+  // that ended by `s` (just inside its end, where a viewer binds it), else
+  // from `s`. A worker's spans end in order.
+  auto before = [&](std::size_t track, double s) {
+    const auto& spans = per_track_[track];
+    auto it = std::upper_bound(spans.begin(), spans.end(), s,
+                               [](double v, const TraceSpan& p) { return v < p.end_s; });
+    return it == spans.begin() ? s : std::prev(it)->end_s - 1e-9;
+  };
   for (std::size_t t = 0; t < per_track_.size(); ++t) {
     name_track(t, t < tracks_.size() ? tracks_[t] : "host");
     for (const TraceSpan& s : per_track_[t]) {
@@ -48,24 +77,11 @@ std::string TraceLog::finish(bool simulated) {
         args["kind"] = s.chunk ? "chunk" : "task";
         if (s.victim >= 0) args["stolen_from"] = tracks_[std::size_t(s.victim)];
       }
-      if (s.victim >= 0) {  // an arrow from the victim's track to the thief's span
-        const std::uint64_t id = ++flows;
-        events.push_back({{"name", "steal"},
-                          {"cat", "steal"},
-                          {"ph", "s"},
-                          {"id", id},
-                          {"pid", 0},
-                          {"tid", s.victim},
-                          {"ts", s.begin_s * 1e6}});
-        events.push_back({{"name", "steal"},
-                          {"cat", "steal"},
-                          {"ph", "f"},
-                          {"bp", "e"},
-                          {"id", id},
-                          {"pid", 0},
-                          {"tid", t},
-                          {"ts", s.begin_s * 1e6}});
-      }
+      // Arrows: from the victim's track to the thief's span, and from the
+      // tasks it waited for on other devices.
+      if (s.victim >= 0) arrow("steal", std::size_t(s.victim), s.begin_s, t, s.begin_s);
+      for (std::size_t a = 0; a < 64 && a < tracks_.size(); ++a)
+        if (s.after >> a & 1) arrow("depends", a, before(a, s.begin_s), t, s.begin_s);
       events.push_back({{"name", s.name},
                         {"ph", "X"},
                         {"pid", 0},

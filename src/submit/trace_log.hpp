@@ -4,8 +4,9 @@
 // saw) into a buffer of its own, and the host adds spans of its own (a
 // training step) and counters (a device's utilisation, memory, power over
 // time). Written as Chrome/Perfetto trace-event JSON: one track per device,
-// one for the host, one counter track per counter name, and a flow arrow
-// from the victim's track to each stolen chunk or task.
+// one for the host, one counter track per counter name, a flow arrow from
+// the victim's track to each stolen chunk or task, and one from the end of
+// the task a task waited for on another device to its start.
 #pragma once
 
 #include <atomic>
@@ -22,6 +23,8 @@ struct TraceSpan {
   std::uint64_t first = 0, items = 0;  // the items it ran (none for a host span)
   bool chunk = false;                  // a chunk of a spread task (else a whole task)
   int victim = -1;                     // >= 0: stolen from that track's device
+  // Tracks (devices 0-63) whose tasks it waited for: cross-device dependencies.
+  std::uint64_t after = 0;
 };
 
 struct TraceCounter {

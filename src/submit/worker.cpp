@@ -448,6 +448,11 @@ void Worker::issue_task(TaskRecord* t, int victim) {
   engine_.left_queue(t, index_);
   const double start = engine_.learns(t) ? now() : -1;
   const double traced = engine_.trace_log().on() ? now() : -1;
+  std::uint64_t after = 0;  // traced: the other devices whose tasks this one follows
+  if (traced >= 0 && t->tracked)
+    for (const EventWait& w : t->waits)
+      if (w.device >= 0 && w.device != index_ && w.device < 64)
+        after |= std::uint64_t(1) << w.device;
   const Span span{t->range.first, t->range.first + t->range.n};
   Enqueued q;
   EventPtr done;
@@ -475,7 +480,7 @@ void Worker::issue_task(TaskRecord* t, int victim) {
   counters_.add(counters_.bytes_out, q.bytes_out);
   if (victim >= 0) counters_.add(counters_.steals, 1);
   engine_.issued(t, done, index_, *this);
-  InFlight f{t, nullptr, span, std::move(done), start, 0, traced, victim};
+  InFlight f{t, nullptr, span, std::move(done), start, 0, traced, victim, after};
   // A device that runs work as it is enqueued (no pipeline) is done already.
   if (depth_ == 1 && flight_.empty() && done_now(f.done))
     completed(f);
@@ -594,6 +599,7 @@ void Worker::trace(const InFlight& f, double now_s) {
   s.items = f.span.size();
   s.chunk = f.part != nullptr;
   s.victim = f.victim;
+  s.after = f.after;
   traced_until_s_ = now_s;
   log.add(index_, std::move(s));
 }

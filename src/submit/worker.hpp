@@ -124,10 +124,11 @@ class Worker {
     Participation* part = nullptr;
     Span span;  // chunks: items [0, n) of the spread task
     EventPtr done;
-    double issued_s = -1;    // < 0: not timed (its policy does not learn from run times)
-    std::uint64_t step = 0;  // chunks: launched in pieces of at most this many items
-    double traced_s = -1;    // when it was issued, while tracing; < 0: not traced
-    int victim = -1;         // >= 0: stolen from that device
+    double issued_s = -1;     // < 0: not timed (its policy does not learn from run times)
+    std::uint64_t step = 0;   // chunks: launched in pieces of at most this many items
+    double traced_s = -1;     // when it was issued, while tracing; < 0: not traced
+    int victim = -1;          // >= 0: stolen from that device
+    std::uint64_t after = 0;  // traced: devices of the predecessors it waited for (TraceSpan)
   };
   // Notes a span in the trace for `f`, done now, if it is traced.
   void trace(const InFlight& f, double now_s);
