@@ -78,10 +78,25 @@ TEST(DoctorResults, ATrainingStepSpentOutsideTheGradientIsNamed) {
                     {"samples_per_s", 1000.0},
                     {"failures", {"step 3: cuda1: lost"}},
                     {"efficiency_vs_ideal", 0.95},
-                    {"median_step_seconds", {{"step", 0.010}, {"grad", 0.004}}}};
-  const Findings f = check_results({{"runs", {run}}});
+                    {"median_step_seconds",
+                     {{"step", 0.010}, {"grad", 0.004}, {"update", 0.005}, {"rest", 0.001}}}};
+  // As train's --json has it: "steps" is the steps measured per run.
+  const Findings f = check_results({{"steps", 8}, {"runs", {run}}});
   EXPECT_NE(find(f, "warn", "forward and backward are 40.0 % of the step"), nullptr);
+  EXPECT_NE(find(f, "warn", "the reduction and update 50.0 %"), nullptr);
   EXPECT_NE(find(f, "warn", "step 3: cuda1: lost"), nullptr);
+}
+
+TEST(DoctorResults, AStepSpentOnTheHostNamesTheHost) {
+  const json run = {{"devices", "cuda0.p0+cuda0.p1"},
+                    {"policy", "ws"},
+                    {"device_count", 2},
+                    {"samples_per_s", 1.26e6},
+                    {"median_step_seconds",
+                     {{"step", 0.013}, {"grad", 0.002}, {"update", 0.0003}, {"rest", 0.0107}}}};
+  const Finding* f = find(check_results({{"runs", {run}}}), "warn", "the host's turn 82.3 %");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->change.find("--dataset N"), std::string::npos) << f->change;
 }
 
 TEST(DoctorResults, SomethingElseGivesNothing) {

@@ -6,6 +6,7 @@
 // each finding says what was seen and, where something is off, what to change.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -35,7 +36,7 @@ struct DoctorArgs {
   std::vector<std::string> traces, results;
   bool probe = true;
   int probe_mib = 64;
-  std::uint64_t items = 1 << 20;
+  std::uint64_t items = 0;  // 0: enough for the devices (more with a GPU)
   bool json = false;
 };
 
@@ -108,7 +109,11 @@ void check_balance(const DoctorArgs& a, Findings& out) {
   opt.devices = a.devices;
   Runtime rt(opt);
   Shape shape;
-  shape.items = a.items;
+  // A GPU does 2^20 items in well under a millisecond: too short to split.
+  const bool gpu = std::any_of(rt.devices().begin(), rt.devices().end(), [](const auto& d) {
+    return d->info().backend == BackendKind::cuda;
+  });
+  shape.items = a.items ? a.items : gpu ? std::uint64_t(1) << 26 : std::uint64_t(1) << 20;
   BalanceCase work(rt, shape);
   progress("doctor: calibrating the devices, alone and side by side...");
   const Calibration cal = work.calibrate();
@@ -137,7 +142,8 @@ void check_balance(const DoctorArgs& a, Findings& out) {
 void run_doctor(const DoctorArgs& a) {
   if (a.probe_mib < 1 || a.probe_mib > 4096)
     raise(Errc::invalid_argument, "--probe-mib", "must be from 1 to 4096");
-  if (a.items < 1024) raise(Errc::invalid_argument, "--items", "must be at least 1024");
+  if (a.items != 0 && a.items < 1024)
+    raise(Errc::invalid_argument, "--items", "must be at least 1024 (0: chosen for the devices)");
   Findings found;
   std::vector<std::string> sources;
   // The files first: a bad one is said before any probe runs.
@@ -208,7 +214,9 @@ void add_doctor_command(CLI::App& app) {
   cmd->add_flag("!--no-probe", a->probe, "read the files only: no probe of the devices");
   cmd->add_option("--probe-mib", a->probe_mib, "MiB per timed copy when probing the links")
       ->capture_default_str();
-  cmd->add_option("--items", a->items, "items of the short balance run")->capture_default_str();
+  cmd->add_option("--items", a->items,
+                  "items of the short balance run (0: 2^20, or 2^26 where a GPU takes part)")
+      ->capture_default_str();
   cmd->add_flag("--json", a->json, "print the findings as JSON");
   cmd->callback([a] { run_doctor(*a); });
 }

@@ -77,11 +77,20 @@ void check_training(const json& r, Findings& out) {
     if (run.value("device_count", 1) < 2) continue;
     const json parts = run.value("median_step_seconds", json::object());
     const double step = parts.value("step", 0.0), grad = parts.value("grad", 0.0);
+    const double update = parts.value("update", 0.0), rest = parts.value("rest", 0.0);
     const double ideal = run.value("efficiency_vs_ideal", 0.0);
-    if (step > 0 && grad / step < 0.6)
+    if (step > 0 && grad / step < 0.6 && rest > update)
       out.push_back({"run", "warn",
                      label + ": forward and backward are " + pct(grad / step) +
-                         " of the step; the rest is the update, the reduction and the host",
+                         " of the step, the host's turn " + pct(rest / step) +
+                         " (making the next batch, waiting between steps)",
+                     "the devices wait for the host: --dataset N makes N batches once (as a "
+                     "loader's cache would), and a larger model per sample gives them more to "
+                     "do while the host works."});
+    else if (step > 0 && grad / step < 0.6)
+      out.push_back({"run", "warn",
+                     label + ": forward and backward are " + pct(grad / step) +
+                         " of the step, the reduction and update " + pct(update / step),
                      "a larger batch per device (-b) spreads the reduction over more work; "
                      "--no-overlap shows what the reduction costs alone."});
     else if (ideal > 0 && ideal < 0.9)
@@ -99,7 +108,9 @@ Findings check_results(const json& r) {
   const bool runs = r.contains("runs") && r["runs"].is_array();
   if (runs && r.contains("oracle_items_per_s")) check_balance(r, out);
   if (runs && !r["runs"].empty() && r["runs"][0].contains("samples_per_s")) check_training(r, out);
-  for (const auto& s : r.value("steps", json::array()))
+  // A training job's steps (the comparison's "steps" is their count).
+  const json steps = r.contains("steps") && r["steps"].is_array() ? r["steps"] : json::array();
+  for (const auto& s : steps)
     for (const auto& f : s.value("failures", json::array()))
       out.push_back({"run", "warn",
                      "step " + std::to_string(s.value("step", 0)) + ": " + f.get<std::string>(),

@@ -94,7 +94,14 @@ Findings check_trace(const TraceEvents& t) {
     }
     const std::string what = name + ": busy " + shares + " of the run";
     if (share(hi->second) - share(lo->second) <= kUnevenSpread) {
-      out.push_back({"balance", "ok", what, ""});
+      if (share(hi->second) >= kMostlyIdle)
+        out.push_back({"balance", "ok", what, ""});
+      else
+        out.push_back({"balance", "warn", "idle: " + what,
+                       "every device waits most of the run: for the host (making batches, "
+                       "launching, the turn between steps) or for transfers. The timeline "
+                       "(--report) shows the gaps; in training, --dataset N takes batch making "
+                       "off the step."});
       continue;
     }
     // The likely cause, the most telling first. Per step of a training run,

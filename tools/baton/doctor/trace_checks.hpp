@@ -4,7 +4,8 @@
 // cause, from what the spans show: one chunk too long for the run (chunks
 // too coarse), nothing stolen (a fixed split, or a steal threshold too
 // high), a device idle between its chunks (waiting for data: a slow link),
-// or else rates other than the split assumed.
+// or else rates other than the split assumed. Even shares that are all low
+// say the devices wait for the host.
 #pragma once
 
 #include "doctor/findings.hpp"
@@ -12,8 +13,10 @@
 
 namespace baton::cli {
 
-// Runs' shares apart by more than this are uneven.
+// Runs' shares apart by more than this are uneven; a run whose busiest
+// device is busy less than kMostlyIdle of it is idle.
 inline constexpr double kUnevenSpread = 0.2;
+inline constexpr double kMostlyIdle = 0.5;
 
 Findings check_trace(const TraceEvents& t);
 

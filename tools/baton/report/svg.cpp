@@ -41,6 +41,7 @@ std::string time_label(double s, double range) {
 
 // A tick's label, with as many decimals as the ticks' step needs.
 std::string tick_label(double v, double step) {
+  if (std::fabs(v) < step * 1e-6) v = 0;  // not "-0"
   if (std::fabs(v) >= 1e4) return value_label(v);
   return num(v, std::max(0, int(-std::floor(std::log10(step) + 1e-9))));
 }
