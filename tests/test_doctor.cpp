@@ -51,7 +51,8 @@ TEST(DoctorResults, OutOfMemoryManagedMemoryAndFailuresAreNamed) {
 TEST(DoctorResults, WsLosingToAFixedSplitIsAWarning) {
   const json r = {{"oracle_items_per_s", 100.0},
                   {"runs", {balance_run("weighted", 95, 0.95), balance_run("ws", 91, 0.91)}}};
-  const Finding* w = find(check_results(r), "warn", "of the better fixed split");
+  const Findings f = check_results(r);
+  const Finding* w = find(f, "warn", "of the better fixed split");
   ASSERT_NE(w, nullptr);
   EXPECT_NE(w->what.find("95.8 %"), std::string::npos) << w->what;
 }
@@ -65,7 +66,8 @@ TEST(DoctorResults, DevicesSharingCoresWhereOneAloneWins) {
                      {"best_alone_items_per_s", 10.0},
                      {"alone_wins", true}}}},
                   {"runs", json::array()}};
-  const Finding* s = find(check_results(r), "warn", "cpu0 and opencl0.0 share host-cores");
+  const Findings f = check_results(r);
+  const Finding* s = find(f, "warn", "cpu0 and opencl0.0 share host-cores");
   ASSERT_NE(s, nullptr);
   EXPECT_NE(s->what.find("80.0 %"), std::string::npos) << s->what;
   EXPECT_NE(s->change.find("leave the others out"), std::string::npos);
@@ -94,7 +96,8 @@ TEST(DoctorResults, AStepSpentOnTheHostNamesTheHost) {
                     {"samples_per_s", 1.26e6},
                     {"median_step_seconds",
                      {{"step", 0.013}, {"grad", 0.002}, {"update", 0.0003}, {"rest", 0.0107}}}};
-  const Finding* f = find(check_results({{"runs", {run}}}), "warn", "the host's turn 82.3 %");
+  const Findings all = check_results({{"runs", {run}}});
+  const Finding* f = find(all, "warn", "the host's turn 82.3 %");
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->change.find("--dataset N"), std::string::npos) << f->change;
 }

@@ -172,6 +172,10 @@ TEST(Trace, CrossDeviceDependenciesAreArrows) {
     for (auto [begin, end] : spans[int(f.first)])
       inside = inside || (f.second >= begin && f.second <= end && end <= to.at(id).second + 1e-3);
     EXPECT_TRUE(inside) << "arrow " << id << " leaves from no span";
+    bool lands = false;  // ... and ends inside a span of the task that waited
+    for (auto [begin, end] : spans[int(to.at(id).first)])
+      lands = lands || (to.at(id).second >= begin && to.at(id).second <= end);
+    EXPECT_TRUE(lands) << "arrow " << id << " ends in no span";
   }
   std::sort(edges.begin(), edges.end());
   EXPECT_EQ(edges, (std::vector<std::pair<double, double>>{{0, 1}, {0, 1}, {1, 0}}));

@@ -8,9 +8,11 @@
 
 namespace baton {
 
-enum class LinkKind { nvlink, pcie, sys, virt };
+// net: a node's network adapter to the fabric between nodes (InfiniBand,
+// RoCE), for machines of several nodes.
+enum class LinkKind { nvlink, pcie, sys, virt, net };
 std::string_view to_string(LinkKind k);
-// "nvlink", "pcie", "sys", "virtual"; anything else is Errc::bad_topology naming `where`.
+// "nvlink", "pcie", "sys", "virtual", "net"; anything else is Errc::bad_topology naming `where`.
 LinkKind parse_link_kind(const std::string& text, const std::string& where);
 
 struct TopoNode {

@@ -29,14 +29,18 @@ std::string_view to_string(LinkKind k) {
       return "sys";
     case LinkKind::virt:
       return "virtual";
+    case LinkKind::net:
+      return "net";
   }
   return "?";
 }
 
 LinkKind parse_link_kind(const std::string& text, const std::string& where) {
-  for (LinkKind k : {LinkKind::nvlink, LinkKind::pcie, LinkKind::sys, LinkKind::virt})
+  for (LinkKind k :
+       {LinkKind::nvlink, LinkKind::pcie, LinkKind::sys, LinkKind::virt, LinkKind::net})
     if (text == to_string(k)) return k;
-  raise(Errc::bad_topology, where, "link kind '" + text + "' is not nvlink, pcie, sys or virtual");
+  raise(Errc::bad_topology, where,
+        "link kind '" + text + "' is not nvlink, pcie, sys, virtual or net");
 }
 
 }  // namespace baton

@@ -58,14 +58,18 @@ std::string TraceLog::finish(bool simulated) {
                       {"tid", to},
                       {"ts", to_s * 1e6}});
   };
-  // A dependency's arrow leaves from the last span on device track `track`
-  // that ended by `s` (just inside its end, where a viewer binds it), else
-  // from `s`. A worker's spans end in order.
-  auto before = [&](std::size_t track, double s) {
+  // A dependency's arrow: from the last span on device track `track` that
+  // ended by the end of span `s` (a task waited for ends before its follower
+  // does; the follower's span may start earlier, from its issue), just inside
+  // that span's end, to the same time inside `s`. A worker's spans end in order.
+  auto depends = [&](std::size_t track, std::size_t t, const TraceSpan& s) {
     const auto& spans = per_track_[track];
-    auto it = std::upper_bound(spans.begin(), spans.end(), s,
+    auto it = std::upper_bound(spans.begin(), spans.end(), s.end_s,
                                [](double v, const TraceSpan& p) { return v < p.end_s; });
-    return it == spans.begin() ? s : std::prev(it)->end_s - 1e-9;
+    if (it == spans.begin()) return arrow("depends", track, s.begin_s, t, s.begin_s);
+    const TraceSpan& from = *std::prev(it);
+    arrow("depends", track, std::max(from.begin_s, from.end_s - 1e-9), t,
+          std::clamp(from.end_s, s.begin_s, s.end_s));
   };
   for (std::size_t t = 0; t < per_track_.size(); ++t) {
     name_track(t, t < tracks_.size() ? tracks_[t] : "host");
@@ -81,7 +85,7 @@ std::string TraceLog::finish(bool simulated) {
       // tasks it waited for on other devices.
       if (s.victim >= 0) arrow("steal", std::size_t(s.victim), s.begin_s, t, s.begin_s);
       for (std::size_t a = 0; a < 64 && a < tracks_.size(); ++a)
-        if (s.after >> a & 1) arrow("depends", a, before(a, s.begin_s), t, s.begin_s);
+        if (s.after >> a & 1) depends(a, t, s);
       events.push_back({{"name", s.name},
                         {"ph", "X"},
                         {"pid", 0},

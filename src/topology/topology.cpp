@@ -44,6 +44,8 @@ static int rank(LinkKind k) {  // larger is slower
       return 2;
     case LinkKind::sys:
       return 3;
+    case LinkKind::net:
+      return 4;
   }
   return 3;
 }
