@@ -207,7 +207,8 @@ void add_topo_command(CLI::App& app) {
       "  {\"nodes\": [{\"id\": \"gpu0\", \"kind\": \"gpu\"}, ...],\n"
       "   \"links\": [{\"a\": \"gpu0\", \"b\": \"gpu1\", \"kind\": \"nvlink\", \"gbps\": 450,\n"
       "              \"latency_us\": 2}, ...]}\n"
-      "kinds: nvlink, pcie, sys, virtual, net. Draw it: baton topo --dot | dot -Tsvg > machine.svg");
+      "kinds: nvlink, pcie, sys, virtual, net. Draw it: baton topo --dot | dot -Tsvg > "
+      "machine.svg");
   auto a = std::make_shared<TopoArgs>();
   cmd->add_option("-d,--devices", a->devices, "device spec whose topology to discover")
       ->capture_default_str();
