@@ -49,7 +49,7 @@ class MpiGroup final : public ProcessGroup {
       counts[p] = int(n * (p + 1) / k) - offsets[p];
     }
     float* mine = data.data() + offsets[std::size_t(rank_)];
-    std::vector<float> part(std::size_t(counts[std::size_t(rank_)]));
+    std::vector<float> part(static_cast<std::size_t>(counts[std::size_t(rank_)]));
     MPI_Reduce_scatter(data.data(), part.data(), counts.data(), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     std::copy(part.begin(), part.end(), mine);
     MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data.data(), counts.data(), offsets.data(),
