@@ -241,3 +241,31 @@ TEST(Runtime, WorkOfAFailedDeviceRunsElsewhere) {
   for (std::size_t i = 0; i < n; ++i)
     ASSERT_FLOAT_EQ(hy[i], 2.0f) << i;  // the fixed point of x*0.5+1
 }
+
+// A spread task that only some devices can take (the others' rates are 0)
+// is cut as finely as on a machine of just those devices: its spans follow
+// the devices taking part, not the runtime's count (a job on 1 of 16
+// devices once ran its update in 16 times as many chunks, each paying a
+// launch).
+TEST(Runtime, SpansFollowTheDevicesTakingPartNotAllOfThem) {
+  auto chunks_on_first = [](int devices) {
+    Options o;
+    o.devices = "sim:4";
+    for (int d = 1; d < devices; ++d) o.devices.append(",4");
+    o.perf_model_file = "";
+    Runtime rt(o);
+    Kernel k("counted");
+    k.cpu([](Span, const KernelArgs&) {});
+    k.cost([](Span s) { return 1e3 * double(s.size()); });
+    std::vector<double> rates(std::size_t(devices), 0.0);
+    rates[0] = 1;
+    rt.set_standalone_rates(k, rates);
+    auto x = rt.buffer<float>(1 << 16);
+    const RunStats s = rt.parallel_for(Range{1 << 16}, k, inout(x), Policy::weighted());
+    EXPECT_EQ(s.devices[0].items, std::uint64_t(1) << 16) << devices << " devices";
+    return s.devices[0].chunks;
+  };
+  const std::uint64_t alone = chunks_on_first(1);
+  EXPECT_GT(alone, 0u);
+  EXPECT_EQ(chunks_on_first(16), alone);
+}

@@ -41,7 +41,11 @@ void Engine::start_split(TaskRecord* t) {
   run->policy = t->policy;
 
   const Options& o = options_;
-  const std::uint64_t n = t->range.n, devices = std::uint64_t(workers_.size());
+  // Spans are sized by the devices that can take part (weight > 0), not all
+  // of the runtime's: a task for one of 64 devices is not cut 64 times finer.
+  const std::uint64_t n = t->range.n;
+  const std::uint64_t devices = std::max<std::uint64_t>(
+      1, std::uint64_t(std::count_if(w.begin(), w.end(), [](double x) { return x > 0; })));
   Plan& plan = run->plan;
   plan.items = n;
   // Spans handed out are sized as without a chunk; a chunk the user gave is
