@@ -5,8 +5,6 @@
 // device's share and steals.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
-#include <optional>
 #include <tuple>
 
 #include <nlohmann/json.hpp>

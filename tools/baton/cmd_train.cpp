@@ -6,9 +6,7 @@
 // against static, and where a step's time goes.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <map>
-#include <optional>
 
 #include <nlohmann/json.hpp>
 
