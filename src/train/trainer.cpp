@@ -309,15 +309,8 @@ void Trainer::update_across_processes(const std::vector<std::vector<collective::
       u.tasks.push_back(across_->all_reduce(slots_[0], b));
   } else {
     for (Task t : u.tasks) rt_.wait(t);
-    // Each rank's reduced pieces, side by side: this process's whole gradient.
     const std::span<float> sum = summed_.host();
-    for (std::size_t p = 0; p < ranks.size(); ++p) {
-      const auto slot = slots_[p].read();
-      for (const auto& pieces : owned)
-        std::copy(slot.begin() + std::ptrdiff_t(pieces[p].begin),
-                  slot.begin() + std::ptrdiff_t(pieces[p].end),
-                  sum.begin() + std::ptrdiff_t(pieces[p].begin));
-    }
+    gather_owned(owned, sum);
     // The host sums the next bucket while the devices update this one: their
     // tasks read only the bucket they update, which the host no longer writes.
     for (std::size_t b = 0; b < buckets_.size(); ++b) {
@@ -461,7 +454,20 @@ std::vector<float> Trainer::gradient(int step) {
   }
   std::vector<Task> tasks;
   const auto owned = reduce_scatter(tasks);
+  if (across_) {  // the whole sum, in the leader's slot
+    for (const collective::Piece& b : buckets_) tasks.push_back(across_->all_reduce(slots_[0], b));
+    for (Task t : tasks) rt_.wait(t);
+    const auto whole = slots_[0].read();
+    return {whole.begin(), whole.end()};
+  }
   for (Task t : tasks) rt_.wait(t);
+  gather_owned(owned, sum);
+  if (shares_) config_.processes->sum(sum);
+  return sum;
+}
+
+void Trainer::gather_owned(const std::vector<std::vector<collective::Piece>>& owned,
+                           std::span<float> sum) {
   for (std::size_t p = 0; p < slots_.size(); ++p) {
     const auto slot = slots_[p].read();
     for (const auto& pieces : owned)
@@ -469,13 +475,6 @@ std::vector<float> Trainer::gradient(int step) {
                 slot.begin() + std::ptrdiff_t(pieces[p].end),
                 sum.begin() + std::ptrdiff_t(pieces[p].begin));
   }
-  if (across_) {
-    for (const collective::Piece& b : buckets_) rt_.wait(across_->all_reduce(slots_[0], b));
-    const auto whole = slots_[0].read();
-    return {whole.begin(), whole.end()};
-  }
-  if (shares_) config_.processes->sum(sum);
-  return sum;
 }
 
 std::string Trainer::collective() const {

@@ -159,6 +159,9 @@ class Trainer {
   // The communicator over the devices taking part, and a slot for each.
   void connect();
   void stage(Batch& next);
+  // Each rank's reduced pieces (`owned`: per bucket, per rank) copied side by
+  // side into `sum`: the whole gradient this process's devices summed.
+  void gather_owned(const std::vector<std::vector<collective::Piece>>& owned, std::span<float> sum);
   // Sums each bucket's pieces (reduced within this process) over the
   // processes, on the leader GPU or on the host, and submits each bucket's
   // update as soon as its sum is known.

@@ -40,6 +40,10 @@ std::string fixed(double v, int decimals) {
   return buf;
 }
 
+std::string percent(double share, int decimals) {
+  return fixed(100 * share, decimals) + " %";
+}
+
 std::string bytes(std::uint64_t b) {
   const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double v = double(b);

@@ -18,9 +18,10 @@ class Table {
 };
 
 std::string fixed(double v, int decimals);
-std::string bytes(std::uint64_t b);  // "1.5 GiB"
-std::string si(double v);            // "1.25 G"
-std::string seconds(double s);       // "12.3 ms"
+std::string percent(double share, int decimals);  // 0.123 -> "12.3 %"
+std::string bytes(std::uint64_t b);               // "1.5 GiB"
+std::string si(double v);                         // "1.25 G"
+std::string seconds(double s);                    // "12.3 ms"
 
 // `lead`, then a line per policy: "  name: description" (for --help).
 std::string policy_help(const std::string& lead);

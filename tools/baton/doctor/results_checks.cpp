@@ -1,18 +1,12 @@
 #include "doctor/results_checks.hpp"
 
-#include <cstdio>
+#include "table.hpp"
 
 namespace baton::cli {
 
 namespace {
 
 using nlohmann::json;
-
-std::string pct(double v) {
-  char b[16];
-  std::snprintf(b, sizeof b, "%.1f %%", 100 * v);
-  return b;
-}
 
 void check_devices(const json& run, const std::string& label, Findings& out) {
   if (run.value("managed_memory", false))
@@ -42,7 +36,7 @@ void check_balance(const json& r, Findings& out) {
     const bool alone_wins = g.value("alone_wins", false);
     out.push_back({"sharing", alone_wins ? "warn" : "info",
                    names + " share " + g.value("resource", std::string("?")) + ": together " +
-                       pct(alone > 0 ? together / alone : 0) + " of the fastest alone",
+                       percent(alone > 0 ? together / alone : 0, 1) + " of the fastest alone",
                    alone_wins ? "together they are slower than the fastest alone, so baton runs "
                                 "only that one: leave the others out of -d."
                               : ""});
@@ -59,8 +53,9 @@ void check_balance(const json& r, Findings& out) {
   const bool far = ws_eff<0.9, loses = best_fixed> 0 && ws < 0.98 * best_fixed;
   out.push_back(
       {"balance", far || loses ? "warn" : "ok",
-       "ws reached " + pct(ws_eff) + " of the oracle" +
-           (best_fixed > 0 ? ", " + pct(ws / best_fixed) + " of the better fixed split" : ""),
+       "ws reached " + percent(ws_eff, 1) + " of the oracle" +
+           (best_fixed > 0 ? ", " + percent(ws / best_fixed, 1) + " of the better fixed split"
+                           : ""),
        far || loses ? "too little work per device to split well, or a transfer-bound kernel: give "
                       "the run more items (-n), and read the trace's timeline (--trace or "
                       "--report) with baton doctor --trace."
@@ -81,20 +76,20 @@ void check_training(const json& r, Findings& out) {
     const double ideal = run.value("efficiency_vs_ideal", 0.0);
     if (step > 0 && grad / step < 0.6 && rest > update)
       out.push_back({"run", "warn",
-                     label + ": forward and backward are " + pct(grad / step) +
-                         " of the step, the host's turn " + pct(rest / step) +
+                     label + ": forward and backward are " + percent(grad / step, 1) +
+                         " of the step, the host's turn " + percent(rest / step, 1) +
                          " (making the next batch, waiting between steps)",
                      "the devices wait for the host: --dataset N makes N batches once (as a "
                      "loader's cache would), and a larger model per sample gives them more to "
                      "do while the host works."});
     else if (step > 0 && grad / step < 0.6)
       out.push_back({"run", "warn",
-                     label + ": forward and backward are " + pct(grad / step) +
-                         " of the step, the reduction and update " + pct(update / step),
+                     label + ": forward and backward are " + percent(grad / step, 1) +
+                         " of the step, the reduction and update " + percent(update / step, 1),
                      "a larger batch per device (-b) spreads the reduction over more work; "
                      "--no-overlap shows what the reduction costs alone."});
     else if (ideal > 0 && ideal < 0.9)
-      out.push_back({"balance", "warn", label + ": " + pct(ideal) + " of a perfect split",
+      out.push_back({"balance", "warn", label + ": " + percent(ideal, 1) + " of a perfect split",
                      "more micro-batches per device (a smaller -m) let the split follow the "
                      "rates; run ws."});
   }

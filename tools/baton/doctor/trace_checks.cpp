@@ -1,19 +1,14 @@
 #include "doctor/trace_checks.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <regex>
+
+#include "table.hpp"
 
 namespace baton::cli {
 
 namespace {
-
-std::string pct(double v) {
-  char b[16];
-  std::snprintf(b, sizeof b, "%.0f %%", 100 * v);
-  return b;
-}
 
 struct Window {
   double begin, end;
@@ -88,7 +83,7 @@ Findings check_trace(const TraceEvents& t) {
     int steals = 0;
     double longest = 0;
     for (const auto& [dev, u] : used) {
-      shares += (shares.empty() ? "" : ", ") + dev + " " + pct(share(u));
+      shares += (shares.empty() ? "" : ", ") + dev + " " + percent(share(u), 0);
       steals += u.stolen;
       longest = std::max(longest, u.longest);
     }
@@ -110,7 +105,7 @@ Findings check_trace(const TraceEvents& t) {
     const Use& idle = lo->second;
     Finding f{"balance", "warn", "uneven: " + what, ""};
     if (longest > 0.25 * run_length) {
-      f.change = "chunks too coarse: one chunk took " + pct(longest / run_length) +
+      f.change = "chunks too coarse: one chunk took " + percent(longest / run_length, 0) +
                  " of the run, so the others wait for it. Give the run more items (or more "
                  "micro-batches: a smaller --micro-batch), or a smaller --chunk.";
     } else if (steals == 0) {
@@ -119,7 +114,8 @@ Findings check_trace(const TraceEvents& t) {
           "that no longer hold) or the steal threshold is too high. Run ws (or ws-topo), "
           "which moves work to the idle device.";
     } else if (idle.interior_idle > 0.3 * length) {
-      f.change = lo->first + " waits between its chunks (" + pct(idle.interior_idle / length) +
+      f.change = lo->first + " waits between its chunks (" +
+                 percent(idle.interior_idle / length, 0) +
                  " of the run idle between them): for data over a slow link or through pageable "
                  "host memory. Check the link with baton topo --probe, and move less per item.";
     } else {

@@ -26,12 +26,6 @@ std::string cell(const json& v) {
   return svg::escape(v.dump());
 }
 
-std::string percent(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f %%", 100 * v);
-  return b;
-}
-
 std::string table(const std::vector<std::string>& head,
                   const std::vector<std::vector<std::string>>& rows) {
   std::string out = "<table><tr>";
@@ -70,7 +64,7 @@ std::string balance_sections(const json& r) {
     }
     bars.push_back(std::move(bar));
     rows.push_back({cell(run["policy"]), si(run.value("items_per_s", 0.0)),
-                    percent(run.value("efficiency", 0.0)),
+                    percent(run.value("efficiency", 0.0), 1),
                     fixed(run.value("speedup_vs_static", 0.0), 2) + "x",
                     seconds(run.value("makespan_s", 0.0)), std::to_string(steals)});
   }
@@ -95,7 +89,7 @@ std::string train_sections(const json& r) {
     rows.push_back(
         {cell(run["devices"]), cell(run["batch"]), cell(run["policy"]),
          si(run.value("samples_per_s", 0.0)), fixed(run.value("speedup", 0.0), 2) + "x",
-         percent(run.value("efficiency_vs_oracle", 0.0)),
+         percent(run.value("efficiency_vs_oracle", 0.0), 1),
          run.value("policy", "") == "alone" ? "-" : fixed(run.value("vs_static", 0.0), 2) + "x",
          l.is_array() && !l.empty() ? cell(l.front()) + " → " + cell(l.back()) : "-"});
     svg::Series loss{label, {}}, rate{label, {}};
