@@ -99,6 +99,18 @@ TEST(SimDevice, FailsAtTheGivenTime) {
 
 // Virtual time moves only once every attached worker is blocked and a host
 // thread waits, and then to the earliest time waited for.
+// Twins run any work alike, so a benchmark runs one of them alone for both.
+TEST(SimDevice, TwinsHaveOneSpeedMemoryAndHostLinkAndNoChanges) {
+  auto set = open_devices("sim:2,2,1");
+  EXPECT_TRUE(sim_dev(set, 1).twin_of(sim_dev(set, 0)));
+  EXPECT_FALSE(sim_dev(set, 2).twin_of(sim_dev(set, 0))) << "another speed";
+  sim_dev(set, 1).change_speed(0.5, 1);
+  EXPECT_FALSE(sim_dev(set, 1).twin_of(sim_dev(set, 0))) << "one that slows mid-run";
+  auto cpu = open_devices("cpu:1x1");
+  EXPECT_FALSE(sim_dev(set, 0).twin_of(*cpu.devices[0]));
+  EXPECT_FALSE(cpu.devices[0]->twin_of(sim_dev(set, 0)));
+}
+
 TEST(SimClock, MovesOnlyWhenEveryWorkerIsBlocked) {
   auto clock = std::make_shared<detail::SimClock>();
   std::atomic<bool> attached{false}, go{false};

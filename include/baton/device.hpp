@@ -177,6 +177,19 @@ class Device {
     (void)q, (void)dst, (void)dst_offset, (void)peer, (void)src, (void)src_offset, (void)bytes;
     return false;
   }
+  // True where this device runs any work alone exactly as `other` would: a
+  // simulated twin (same speeds, memory and links to host, no changes over
+  // time), whose alone run a benchmark need not repeat. Real devices never.
+  virtual bool twin_of(const Device& other) const {
+    (void)other;
+    return false;
+  }
+  // GB/s of copy_from_peer's path from `peer` into this device, 0 where it
+  // has none or does not say: the coherence reads from the nearest holder.
+  virtual double peer_gbps(const Device& peer) const {
+    (void)peer;
+    return 0;
+  }
 
  protected:
   explicit Device(DeviceInfo info) : info_(std::move(info)) {}

@@ -4,6 +4,7 @@
 
 #include "baton/error.hpp"
 #include "collective/ring.hpp"
+#include "collective/two_level_ring.hpp"
 #ifdef BATON_HAVE_CUDA
 #include "collective/nccl.hpp"
 #include "collective/nccl_processes.hpp"
@@ -41,6 +42,11 @@ std::unique_ptr<Communicator> make_communicator(Runtime& rt, const std::vector<i
   if (kind == "nccl")
     raise(Errc::backend_unavailable, "nccl", "this build has no CUDA, so no NCCL");
 #endif
+  std::vector<std::vector<int>> nodes = network_nodes(rt, devices);
+  const bool two_level = nodes.size() > 1 && nodes[0].size() > 1 &&
+                         std::all_of(nodes.begin(), nodes.end(),
+                                     [&](const auto& n) { return n.size() == nodes[0].size(); });
+  if (two_level) return std::make_unique<TwoLevelRing>(rt, std::move(nodes));
   return std::make_unique<Ring>(rt, devices);
 }
 

@@ -7,7 +7,8 @@
 // whatever else is ready (the previous bucket's update).
 //
 // Kinds: "ring" (ring.hpp: any devices, the runtime's own copies along the
-// topology's fastest links) and "nccl" (nccl.hpp: distinct CUDA GPUs, NCCL's
+// topology's fastest links; two_level_ring.hpp where they sit in several
+// nodes joined by a network) and "nccl" (nccl.hpp: distinct CUDA GPUs, NCCL's
 // all-reduce). A group spanning processes plugs in as another kind.
 #pragma once
 
@@ -34,6 +35,15 @@ class Communicator {
   // unless there is one slot and one weight per rank.
   std::vector<Piece> reduce_scatter(const std::vector<Buffer<float>>& slots, Piece bucket,
                                     const std::vector<double>& weights, std::vector<Task>& tasks);
+  // After each rank has updated its piece of a bucket (`owned`, as
+  // reduce_scatter returned), the reads (rank, piece) to submit at once so
+  // that the ranks' next reads of the whole find the pieces near. None by
+  // default: each rank copies what it misses from the owners when it reads.
+  virtual std::vector<std::pair<std::size_t, Piece>> gather_reads(
+      const std::vector<Piece>& owned) const {
+    (void)owned;
+    return {};
+  }
 
  private:
   // reduce_scatter, its arguments checked.
@@ -43,7 +53,8 @@ class Communicator {
 };
 
 // "auto": NCCL where every device is a whole CUDA GPU of its own and NCCL
-// loads, else the ring; "ring"; "nccl" (Error backend_unavailable without
+// loads, else the ring (in two levels where the devices sit in several
+// nodes of one size); "ring"; "nccl" (Error backend_unavailable without
 // NCCL, invalid_argument for devices it cannot serve). `why` says what "auto"
 // chose and why, where it is not obvious.
 std::unique_ptr<Communicator> make_communicator(Runtime& rt, const std::vector<int>& devices,

@@ -16,6 +16,10 @@ std::uint64_t elements_in(std::uint64_t bytes, std::uint64_t element_size) {
 
 }  // namespace
 
+std::uint64_t bucket_bytes(std::size_t ranks) {
+  return std::max<std::uint64_t>(kBucketBytes, std::uint64_t(ranks) << 20);
+}
+
 std::vector<Piece> buckets(std::uint64_t elements, std::uint64_t element_size,
                            std::uint64_t first_bytes, std::uint64_t bytes) {
   if (element_size == 0) raise(Errc::invalid_argument, "buckets", "elements of 0 bytes");

@@ -20,6 +20,12 @@ struct Piece {
 inline constexpr std::uint64_t kFirstBucketBytes = std::uint64_t(1) << 20;
 inline constexpr std::uint64_t kBucketBytes = std::uint64_t(25) << 20;
 
+// The bytes of each bucket after the first over `ranks` ranks: DDP's 25 MiB,
+// or more where a rank's share of it would fall below 1 MiB: a copy's start
+// (microseconds) would then weigh on each of the many small ones (1 MiB is
+// 21 us over a 50 GB/s network). As Horovod's 64 MiB fusion buffer.
+std::uint64_t bucket_bytes(std::size_t ranks);
+
 // `elements` gradients of `element_size` bytes, laid out first layer first,
 // cut from the end (backward makes the last layers' gradients first): the
 // first bucket holds `first_bytes`, each later one `bytes`, the last what is

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "baton/error.hpp"
-#include "collective/add_kernel.hpp"
+#include "collective/kernels.hpp"
 
 namespace baton::collective {
 
@@ -30,25 +30,27 @@ Ring::Ring(Runtime& rt, std::vector<int> devices)
   if (ranks_.empty()) raise(Errc::invalid_argument, "ring", "a ring needs at least one device");
 }
 
-std::vector<Piece> Ring::reduce(const std::vector<Buffer<float>>& slots, Piece bucket,
-                                const std::vector<double>& weights, std::vector<Task>& tasks) {
-  const std::size_t k = ranks_.size();
-  // Rank p ends holding chunk p + 1 (mod k), so chunk c is sized by rank c - 1's weight.
-  std::vector<double> by_chunk(k);
-  for (std::size_t c = 0; c < k; ++c) by_chunk[c] = weights[(c + k - 1) % k];
-  const std::vector<Piece> chunks = shares(bucket, by_chunk, 4);
-  // Step t: rank p adds its partial sum of chunk p - t into rank p + 1's.
+void ring_steps(Runtime& rt, const Kernel& add, const std::vector<Buffer<float>>& slots,
+                const std::vector<int>& devices, const std::vector<std::size_t>& members,
+                const std::vector<Piece>& pieces, std::vector<Task>& tasks) {
+  const std::size_t k = members.size();
   for (std::size_t t = 0; t + 1 < k; ++t)
     for (std::size_t p = 0; p < k; ++p) {
-      const Piece c = chunks[(p + k - t) % k];
+      const Piece c = pieces[(p + 2 * k - t - 1) % k];
       if (c.size() == 0) continue;
-      const std::size_t next = (p + 1) % k;
-      tasks.push_back(rt_.submit(Range{c.size(), 0, c.begin}, add_,
-                                 inout(slots[next], elements(c.begin, c.end)),
-                                 in(slots[p], elements(c.begin, c.end)), on(ranks_[next])));
+      const std::size_t from = members[p], to = members[(p + 1) % k];
+      tasks.push_back(rt.submit(Range{c.size(), 0, c.begin}, add,
+                                inout(slots[to], elements(c.begin, c.end)),
+                                in(slots[from], elements(c.begin, c.end)), on(devices[to])));
     }
-  std::vector<Piece> owned(k);
-  for (std::size_t p = 0; p < k; ++p) owned[p] = chunks[(p + 1) % k];
+}
+
+std::vector<Piece> Ring::reduce(const std::vector<Buffer<float>>& slots, Piece bucket,
+                                const std::vector<double>& weights, std::vector<Task>& tasks) {
+  std::vector<std::size_t> members(ranks_.size());
+  for (std::size_t p = 0; p < members.size(); ++p) members[p] = p;
+  std::vector<Piece> owned = shares(bucket, weights, 4);
+  ring_steps(rt_, add_, slots, ranks_, members, owned, tasks);
   return owned;
 }
 

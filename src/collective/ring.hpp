@@ -41,4 +41,13 @@ class Ring : public Communicator {
 // this greedy walk finds.
 std::vector<int> ring_order(const Runtime& rt, std::vector<int> devices);
 
+// The steps of one ring's reduce-scatter: `members` (indices into `slots` and
+// `devices`, in ring order) leave member m holding the sum over the members of
+// `pieces[m]`. Step t: member p adds its partial sum of the piece of member
+// p - t - 1 into member p + 1's, a task on p + 1's device, so each piece
+// starts one past its owner and ends there. Empty pieces cost nothing.
+void ring_steps(Runtime& rt, const Kernel& add, const std::vector<Buffer<float>>& slots,
+                const std::vector<int>& devices, const std::vector<std::size_t>& members,
+                const std::vector<Piece>& pieces, std::vector<Task>& tasks);
+
 }  // namespace baton::collective

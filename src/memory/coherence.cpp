@@ -78,14 +78,16 @@ BufferState::Replica& BufferState::ensure(Device& dev) {
   return r;
 }
 
-MemoryNode BufferState::holder(std::uint64_t at_byte, MemoryNode except, Span& piece,
-                               EventPtr& ready, const std::string& who) const {
+MemoryNode BufferState::holder(std::uint64_t at_byte, MemoryNode except, const Device* reader,
+                               Span& piece, EventPtr& ready, const std::string& who) const {
   // Host memory first, landed or not: pieces without a direct path are
   // staged there, and a stager that passed over a copy still landing at home
-  // would stage it again, and again. Among devices, one whose copy is there
-  // already rather than one still fetching it: reading from that one would
-  // wait for its copy too (in an all-gather, copies would chain device after
-  // device).
+  // would stage it again, and again. Among devices, the nearest (a device of
+  // the reader's node before one across a network: waiting for its copy to
+  // land costs less than the slower link), and among the nearest one whose
+  // copy is there already rather than one still fetching it: reading from
+  // that one would wait for its copy too (in an all-gather, copies would
+  // chain device after device).
   auto landed = [](const EventPtr& e) {
     try {
       return !e || e->ready();
@@ -93,14 +95,21 @@ MemoryNode BufferState::holder(std::uint64_t at_byte, MemoryNode except, Span& p
       return false;
     }
   };
-  bool found = false;
+  bool found = false, found_landed = false;
+  double found_gbps = 0;
   MemoryNode found_node = kHostNode;
   Span found_piece;
   EventPtr found_ready;
   for (MemoryNode n = 0; n < static_cast<MemoryNode>(replicas_.size()); ++n) {
     if (n == except || !replicas_[n].valid.find(at_byte, piece, ready)) continue;
-    if (n == kHostNode || landed(ready)) return n;
-    if (!found) found = true, found_node = n, found_piece = piece, found_ready = ready;
+    if (n == kHostNode) return n;
+    const Device* from = replicas_[n].device;
+    const double gbps = reader && from ? reader->peer_gbps(*from) : 0.0;
+    const bool is_landed = landed(ready);
+    if (found && (gbps < found_gbps || (gbps == found_gbps && (found_landed || !is_landed))))
+      continue;
+    found = true, found_landed = is_landed, found_gbps = gbps;
+    found_node = n, found_piece = piece, found_ready = ready;
   }
   if (found) {
     piece = found_piece;
@@ -159,10 +168,20 @@ Transfer BufferState::acquire(Device& dev, Queue& q, std::uint64_t b, std::uint6
         for (std::uint64_t at_byte = gap.begin; at_byte < gap.end;) {
           Span piece;
           EventPtr ready;
-          const MemoryNode from = holder(at_byte, node, piece, ready, dev.name());
-          const Span take{at_byte, std::min(gap.end, piece.end)};
-          at_byte = take.end;
+          const MemoryNode from = holder(at_byte, node, &dev, piece, ready, dev.name());
+          Span take{at_byte, std::min(gap.end, piece.end)};
           Replica& src = replicas_[from];
+          // Pieces that follow on from the same device over a direct path go
+          // in one copy (an all-gather's pieces landed there one by one):
+          // each copy pays its path's start-up.
+          if (from != kHostNode && dev.peer_gbps(*src.device) > 0)
+            for (Span next; take.end < gap.end;) {
+              EventPtr next_ready;
+              if (holder(take.end, node, &dev, next, next_ready, dev.name()) != from) break;
+              if (next_ready) q.wait(next_ready);
+              take.end = std::min(gap.end, next.end);
+            }
+          at_byte = take.end;
           if (from == kHostNode && ready && host_kind() == HostKind::pageable && !ready->ready()) {
             // A copy from pageable memory reads it on the CPU at once, not
             // in queue order: bytes still landing there are waited for first.
@@ -227,7 +246,7 @@ Transfer BufferState::acquire_host(std::uint64_t b, std::uint64_t e, bool for_wr
       for (std::uint64_t at_byte = gap.begin; at_byte < gap.end;) {
         Span piece;
         EventPtr ready;
-        const MemoryNode from = holder(at_byte, kHostNode, piece, ready, "host");
+        const MemoryNode from = holder(at_byte, kHostNode, nullptr, piece, ready, "host");
         const Span take{at_byte, std::min(gap.end, piece.end)};
         to_host(replicas_[from], take, ready);
         t.bytes_out += take.size();

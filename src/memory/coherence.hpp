@@ -114,11 +114,12 @@ class BufferState {
   // dev's node's replica, allocated on first use. mu_ held.
   Replica& ensure(Device& dev);
   // The node, other than `except`, whose valid data covers `at_byte`: host
-  // memory first, then a device where it has landed, then any; `piece` is
-  // its valid range there. Error(device_failed)
-  // where the byte was lost with a device. mu_ held.
-  MemoryNode holder(std::uint64_t at_byte, MemoryNode except, Span& piece, EventPtr& ready,
-                    const std::string& who) const;
+  // memory first, then the device with the widest direct path into `reader`
+  // (none: host memory reads), where it has landed before where it has not;
+  // `piece` is its valid range there. Error(device_failed) where the byte
+  // was lost with a device. mu_ held.
+  MemoryNode holder(std::uint64_t at_byte, MemoryNode except, const Device* reader, Span& piece,
+                    EventPtr& ready, const std::string& who) const;
   // Queues a copy of `piece` from `src` home, on src's copy-out queue after
   // `src_ready`; host memory holds it once the returned event completes. mu_ held.
   EventPtr to_host(Replica& src, Span piece, const EventPtr& src_ready);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "baton/error.hpp"
+#include "collective/kernels.hpp"
 #include "train/adamw.hpp"
 #include "train/mlp_cpu.hpp"
 #ifdef BATON_TRAIN_CUDA
@@ -167,14 +168,6 @@ Kernel adamw_slots_kernel() {
   return k;
 }
 
-Kernel stage_kernel() {
-  Kernel k("train.stage");
-  k.cpu([](Span, const KernelArgs&) {});
-  k.native(BackendKind::cuda, [](void*, Span, const KernelArgs&) {});
-  k.cost([](Span) { return 0.0; });
-  return k;
-}
-
 }  // namespace
 
 double flops_per_sample(const MlpLayout& layout) {
@@ -189,7 +182,7 @@ StepKernels make_step_kernels(const MlpLayout& layout, int micro_batch) {
                 losses_shared_kernel(),
                 publish_kernel(),
                 adamw_slots_kernel(),
-                stage_kernel()};
+                collective::touch_kernel()};
 #ifdef BATON_TRAIN_CUDA
   add_cuda_code(k, layout);
 #endif

@@ -126,7 +126,8 @@ Trainer::Trainer(Runtime& rt, TrainConfig config)
   std::fill(v_.host().begin(), v_.host().end(), 0.0f);
   accumulator_ = rt_.per_device<float>(n + 2);
   if (!shared_) {
-    buckets_ = collective::buckets(n, sizeof(float));
+    buckets_ = collective::buckets(n, sizeof(float), collective::kFirstBucketBytes,
+                                   collective::bucket_bytes(devices_.size()));
     connect();
   }
   losses_ = rt_.buffer<float>(devs.size());
@@ -264,7 +265,7 @@ Trainer::Update Trainer::update() {
       for (Task t : u.tasks) rt_.wait(t);
       u.reduced = rt_.clock().now();
     }
-    for (const auto& pieces : owned)
+    for (const auto& pieces : owned) {
       for (std::size_t p = 0; p < ranks.size(); ++p) {
         const collective::Piece c = pieces[p];
         if (c.size() == 0) continue;
@@ -273,6 +274,8 @@ Trainer::Update Trainer::update() {
                                      inout(m_), inout(v_), out(weights_bf16_), rates, step,
                                      SlotArgs{n, 1, 0}, on(ranks[p])));
       }
+      gather_early(pieces, u.tasks);
+    }
     return u;
   }
   const InstanceArgs acc{n, std::uint32_t(rt_.devices().size()), tag_};
@@ -282,6 +285,21 @@ Trainer::Update Trainer::update() {
   rt_.submit(Range{1}, kernels_.losses_shared, instances(accumulator_), out(losses_, whole), acc,
              on(devices_[0]));
   return u;
+}
+
+void Trainer::gather_early(const std::vector<collective::Piece>& owned, std::vector<Task>& tasks) {
+  for (const auto& [rank, c] : comm_->gather_reads(owned)) {
+    const int d = comm_->ranks()[rank];
+    // The weights the device's forward reads: fp32, or the bf16 copy (argument 1 of train.grad).
+    const std::uint64_t unused =
+        kernels_.grad.unused_args(rt_.devices()[std::size_t(d)]->info().backend);
+    if (unused & 1)
+      tasks.push_back(
+          rt_.submit(Range{1}, kernels_.stage, in(weights_bf16_, elements(c.begin, c.end)), on(d)));
+    else
+      tasks.push_back(
+          rt_.submit(Range{1}, kernels_.stage, in(params_, elements(c.begin, c.end)), on(d)));
+  }
 }
 
 void Trainer::update_across_processes(const std::vector<std::vector<collective::Piece>>& owned,

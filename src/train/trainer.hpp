@@ -162,6 +162,9 @@ class Trainer {
   // Each rank's reduced pieces (`owned`: per bucket, per rank) copied side by
   // side into `sum`: the whole gradient this process's devices summed.
   void gather_owned(const std::vector<std::vector<collective::Piece>>& owned, std::span<float> sum);
+  // The reads the communicator asks for once `owned` pieces of a bucket are
+  // updated (its gather_reads), of the weights each device's forward reads.
+  void gather_early(const std::vector<collective::Piece>& owned, std::vector<Task>& tasks);
   // Sums each bucket's pieces (reduced within this process) over the
   // processes, on the leader GPU or on the host, and submits each bucket's
   // update as soon as its sum is known.

@@ -1,7 +1,8 @@
 // The ring's reduce-scatter through the Runtime, written once and
 // instantiated per backend (test_ring.cpp: cpu and sim; test_ring_opencl.cpp;
 // test_ring_cuda.cpp): every rank's share holds the sum of every slot,
-// whatever the buckets, the weights and the devices' memories.
+// whatever the buckets, the weights and the devices' memories, in one ring
+// or in two levels where the devices sit in several nodes.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -46,7 +47,8 @@ TEST_P(RingOver, EachShareHoldsTheSumOfEverySlot) {
   RING_OPEN(rt);
   std::vector<int> devices(rt->devices().size());
   std::iota(devices.begin(), devices.end(), 0);
-  Ring ring(*rt, devices);
+  const auto ring_ptr = make_communicator(*rt, devices, "ring");
+  Communicator& ring = *ring_ptr;
   ASSERT_EQ(ring.ranks().size(), devices.size());
   const std::size_t k = devices.size();
   const std::uint64_t n = 10'003;  // not a multiple of 4: the last bucket's edge

@@ -194,6 +194,18 @@ Run run_training(Runtime& rt, const TrainArgs& a, std::vector<int> devices, int 
   return r;
 }
 
+// `r`, the alone run of device `from`, as the run of its twin `to` (a sim
+// device that would have run it the same: Device::twin_of).
+Run as_twin(const Runtime& rt, Run r, int from, int to) {
+  r.devices = {to};
+  for (auto* per_device : {&r.items, &r.busy_s}) std::swap((*per_device)[from], (*per_device)[to]);
+  std::swap(r.micro_batches[std::size_t(from)], r.micro_batches[std::size_t(to)]);
+  for (auto& [where, peak] : r.memory_peaks)
+    if (where == rt.devices()[std::size_t(from)]->name())
+      where = rt.devices()[std::size_t(to)]->name();
+  return r;
+}
+
 void run_train(const TrainArgs& a) {
   if (a.steps < 1) raise(Errc::invalid_argument, "--steps", "must be at least 1");
   // Under a launcher, or with a checkpoint: one job, not the comparison.
@@ -261,6 +273,20 @@ void run_train(const TrainArgs& a) {
   nlohmann::json failed_alone = nlohmann::json::array();
   for (int d : able) {
     const std::string& name = rt.devices()[d]->name();
+    auto twin = std::find_if(working.begin(), working.end(),
+                             [&](int w) { return rt.devices()[d]->twin_of(*rt.devices()[w]); });
+    if (twin != working.end()) {
+      const Run* seen = nullptr;
+      for (const Run& r : runs)
+        if (r.devices == std::vector<int>{*twin}) seen = &r;
+      ++run_no;
+      alone[d] = seen->samples_per_s;
+      progress_result(name + " alone: " + si(alone[d]) + " samples/s (as its twin " +
+                      rt.devices()[*twin]->name() + ": not run again)");
+      runs.push_back(as_twin(rt, *seen, *twin, d));
+      working.push_back(d);
+      continue;
+    }
     try {
       Run r = run_training(rt, a, {d}, batch_for(1), "static", label(name));
       alone[d] = r.samples_per_s;

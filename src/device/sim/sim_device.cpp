@@ -136,6 +136,17 @@ bool SimDevice::copy_from_peer(Queue& q, DeviceMemory dst, std::size_t doff, Dev
   return true;
 }
 
+bool SimDevice::twin_of(const Device& other) const {
+  const auto* o = dynamic_cast<const SimDevice*>(&other);
+  auto steady = [](const SimDeviceSpec& s) { return s.changes.empty() && s.fail_at_s < 0; };
+  return o && steady(spec_) && steady(o->spec_) && spec_.speed == o->spec_.speed &&
+         spec_.memory_gbps == o->spec_.memory_gbps && spec_.memory_bytes == o->spec_.memory_bytes &&
+         launch_us_ == o->launch_us_ && execute_ == o->execute_ &&
+         host_path_.gbps == o->host_path_.gbps &&
+         host_path_.latency_us == o->host_path_.latency_us &&
+         info().pipeline_depth == o->info().pipeline_depth;
+}
+
 void SimDevice::change_speed(double at_s, double speed) {
   if (!(speed > 0)) raise(Errc::invalid_argument, name(), "a sim speed must be positive");
   spec_.changes.push_back({at_s, speed});

@@ -84,6 +84,11 @@ class SimDevice final : public Device {
                       DeviceMemory src, std::size_t src_offset, std::size_t bytes) override;
 
   void add_peer_path(const std::string& peer_name, PathCost cost) { peers_[peer_name] = cost; }
+  double peer_gbps(const Device& peer) const override {
+    auto it = peers_.find(peer.name());
+    return it == peers_.end() ? 0.0 : it->second.gbps;
+  }
+  bool twin_of(const Device& other) const override;
   void change_speed(double at_s, double speed);
   void fail_at(double at_s) { spec_.fail_at_s = at_s; }
   // Virtual time at which `work` units started at `start` are done.
