@@ -41,6 +41,16 @@ std::vector<SpecItem> parse_device_spec(const std::string& spec);
 // Throws Error(bad_device_spec) for a malformed spec, Error(backend_unavailable)
 // when an item names a backend that finds nothing.
 DeviceSet open_devices(const std::string& spec, const Options& options = env_options());
+// Devices among `among` (indices into `devices`) that share a resource
+// (DeviceInfo::shares), directly or through others: the host's cores, one
+// GPU's link and memory. Each group of two or more, with the first resource
+// that ties it.
+struct SharingGroup {
+  std::vector<int> devices;
+  std::string resource;  // "host-cores", "gpu:0000:19:00.0"
+};
+std::vector<SharingGroup> sharing_groups(const std::vector<std::unique_ptr<Device>>& devices,
+                                         const std::vector<int>& among);
 // One line per backend and accepted form, for --help.
 std::string device_spec_help();
 // Names of the backends compiled into this build.

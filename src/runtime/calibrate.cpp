@@ -4,53 +4,12 @@
 // fastest alone with the others left out of the kernel's work.
 #include <algorithm>
 #include <array>
-#include <numeric>
 
 #include "baton/error.hpp"
 #include "baton/runtime.hpp"
 #include "submit/engine.hpp"
 
 namespace baton {
-
-namespace {
-
-// Devices that share a resource, directly or through others: each group of
-// two or more, with the first resource that ties it.
-std::vector<Calibration::Group> sharing_groups(const DeviceSet& set,
-                                               const std::vector<char>& runs) {
-  const std::size_t n = set.devices.size();
-  std::vector<int> group(n);
-  std::iota(group.begin(), group.end(), 0);
-  auto root = [&](int d) {
-    while (group[d] != d) d = group[d] = group[group[d]];
-    return d;
-  };
-  std::vector<std::string> tie(n);
-  for (std::size_t a = 0; a < n; ++a)
-    for (std::size_t b = a + 1; b < n; ++b) {
-      if (!runs[a] || !runs[b]) continue;
-      for (const std::string& r : set.devices[a]->info().shares) {
-        const auto& other = set.devices[b]->info().shares;
-        if (std::find(other.begin(), other.end(), r) == other.end()) continue;
-        const int ra = root(int(a)), rb = root(int(b));
-        if (ra != rb) group[rb] = ra;
-        if (tie[ra].empty()) tie[ra] = r;
-        break;
-      }
-    }
-  std::vector<Calibration::Group> out;
-  for (std::size_t d = 0; d < n; ++d) {
-    if (!runs[d] || root(int(d)) != int(d) || tie[d].empty()) continue;
-    Calibration::Group g;
-    g.resource = tie[d];
-    for (std::size_t m = 0; m < n; ++m)
-      if (runs[m] && root(int(m)) == int(d)) g.devices.push_back(int(m));
-    out.push_back(std::move(g));
-  }
-  return out;
-}
-
-}  // namespace
 
 Calibration Runtime::calibrate_packed(Range range, const Kernel& kernel, Packed& p) {
   if (range.n == 0) raise(Errc::invalid_argument, kernel.name(), "the range is empty");
@@ -83,7 +42,11 @@ Calibration Runtime::calibrate_packed(Range range, const Kernel& kernel, Packed&
   }
   c.used = c.alone;
   c.left_out.assign(n, 0);
-  c.groups = sharing_groups(set_, runs);
+  std::vector<int> ran;
+  for (std::size_t d = 0; d < n; ++d)
+    if (runs[d]) ran.push_back(int(d));
+  for (SharingGroup& g : sharing_groups(set_.devices, ran))
+    c.groups.push_back({std::move(g.devices), std::move(g.resource)});
 
   for (Calibration::Group& g : c.groups) {
     // Side by side: a weighted split over the group alone, first by the

@@ -261,9 +261,19 @@ void run_train(const TrainArgs& a) {
   // Each device alone, for the speed-up and the oracle.
   std::vector<double> alone(rt.devices().size(), 0.0);
   std::vector<Run> runs;
-  const int runs_total = int(able.size()) + int(std::count_if(counts.begin(), counts.end(),
-                                                              [](int k) { return k > 1; })) *
-                                                int(policies.size());
+  // Devices that share a resource (the cpu device and an OpenCL CPU device
+  // on the host's cores; partitions of one GPU) may train less side by side
+  // than the fastest of them alone: each such group trains side by side once
+  // (under ws where it is compared, the policy most likely to gain from them),
+  // and where that is slower, the runs of several devices leave out all but
+  // the fastest of the group.
+  const std::vector<SharingGroup> groups = sharing_groups(rt.devices(), able);
+  const std::string together_policy =
+      std::find(policies.begin(), policies.end(), "ws") != policies.end() ? "ws" : policies.back();
+  const int runs_total =
+      int(able.size()) + int(groups.size()) +
+      int(std::count_if(counts.begin(), counts.end(), [](int k) { return k > 1; })) *
+          int(policies.size());
   int run_no = 0;
   auto label = [&](const std::string& what) {
     return "[" + std::to_string(++run_no) + "/" + std::to_string(runs_total) + "] " + what;
@@ -303,15 +313,60 @@ void run_train(const TrainArgs& a) {
   }
   j["failed_alone"] = failed_alone;
   if (working.empty()) raise(Errc::device_failed, "train", "every device failed");
+  std::vector<int> left_out;
+  std::vector<std::string> notes;  // for after the table
+  nlohmann::json sharing = nlohmann::json::array();
+  for (const SharingGroup& g : groups) {
+    std::vector<int> members;
+    for (int d : g.devices)
+      if (std::find(working.begin(), working.end(), d) != working.end()) members.push_back(d);
+    if (members.size() < 2) continue;
+    const int best = *std::max_element(members.begin(), members.end(),
+                                       [&](int x, int y) { return alone[x] < alone[y]; });
+    const std::string names = names_of(rt, members);
+    Run r = run_training(rt, a, members, batch_for(int(members.size())), together_policy,
+                         label(names + " side by side, " + together_policy));
+    const bool alone_wins = r.samples_per_s < alone[best];
+    sharing.push_back({{"devices", names},
+                       {"resource", g.resource},
+                       {"policy", together_policy},
+                       {"together_samples_per_s", r.samples_per_s},
+                       {"best_alone", rt.devices()[best]->name()},
+                       {"best_alone_samples_per_s", alone[best]},
+                       {"alone_wins", alone_wins}});
+    std::string note = names + " share " + g.resource + ": side by side " + si(r.samples_per_s) +
+                       " samples/s, " + rt.devices()[best]->name() + " alone " + si(alone[best]);
+    if (alone_wins) {
+      std::vector<int> others;
+      for (int d : members)
+        if (d != best) others.push_back(d);
+      left_out.insert(left_out.end(), others.begin(), others.end());
+      note += ": the runs of several devices leave out " + names_of(rt, others);
+    } else {
+      runs.push_back(std::move(r));
+    }
+    progress_result(note);
+    if (alone_wins) notes.push_back(note);
+  }
+  j["sharing"] = sharing;
   // k devices are the k fastest alone, as one adds GPUs to a job.
-  std::vector<int> fastest = working;
+  std::vector<int> fastest;
+  for (int d : working)
+    if (std::find(left_out.begin(), left_out.end(), d) == left_out.end()) fastest.push_back(d);
   std::stable_sort(fastest.begin(), fastest.end(),
                    [&](int x, int y) { return alone[x] > alone[y]; });
   for (int k : counts) {
-    if (k == 1 || k > int(working.size())) continue;  // the fastest alone is k = 1's row
+    if (k == 1 || k > int(fastest.size())) continue;  // the fastest alone is k = 1's row
     std::vector<int> use(fastest.begin(), fastest.begin() + k);
     std::sort(use.begin(), use.end());
     for (const auto& p : policies) {
+      const bool ran = std::any_of(runs.begin(), runs.end(), [&](const Run& r) {
+        return r.devices == use && r.policy == p && r.batch == batch_for(k);
+      });
+      if (ran) {  // side by side as a group above
+        ++run_no;
+        continue;
+      }
       Run r =
           run_training(rt, a, use, batch_for(k), p, label(std::to_string(k) + " devices, " + p));
       progress_result(std::to_string(k) + " devices, " + p + ": " + si(r.samples_per_s) +
@@ -434,6 +489,7 @@ void run_train(const TrainArgs& a) {
       std::printf("gradients of %s summed: %s\n", names_of(rt, r.devices).c_str(),
                   r.collective.c_str());
     }
+  for (const std::string& n : notes) std::printf("note: %s\n", n.c_str());
   for (const Run& r : runs)
     for (const std::string& f : r.failures)
       std::printf("note: %s on %s: %s; the step ran again on the others, which trained on\n",
