@@ -17,7 +17,8 @@ std::uint64_t elements_in(std::uint64_t bytes, std::uint64_t element_size) {
 }  // namespace
 
 std::uint64_t bucket_bytes(std::size_t ranks) {
-  return std::max<std::uint64_t>(kBucketBytes, std::uint64_t(ranks) << 20);
+  return std::clamp<std::uint64_t>(std::uint64_t(ranks) * (kBucketBytes / 2), kBucketBytes,
+                                   4 * kBucketBytes);
 }
 
 std::vector<Piece> buckets(std::uint64_t elements, std::uint64_t element_size,

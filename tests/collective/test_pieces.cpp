@@ -23,6 +23,22 @@ TEST(Buckets, CutFromTheEndFirstSmallThenLarge) {
   EXPECT_LE(b.back().size() * 4, kBucketBytes);
 }
 
+// More ranks, larger buckets: a rank's share stays at 12.5 MiB or more up
+// to 8 ranks, and a bucket at DDP's 25 MiB to 100 MiB.
+TEST(Buckets, GrowWithTheRanksWithinBounds) {
+  for (std::size_t ranks : {1, 2, 3, 4, 8, 16, 64, 1024}) {
+    const std::uint64_t b = bucket_bytes(ranks);
+    EXPECT_GE(b, kBucketBytes) << ranks << " ranks";
+    EXPECT_LE(b, 4 * kBucketBytes) << ranks << " ranks";
+    if (ranks <= 8) {
+      EXPECT_GE(b / ranks, kBucketBytes / 2) << ranks << " ranks";
+    }
+    if (ranks > 1) {
+      EXPECT_GE(b, bucket_bytes(ranks - 1)) << ranks << " ranks";
+    }
+  }
+}
+
 TEST(Buckets, ASmallGradientIsOneBucket) {
   EXPECT_EQ(buckets(10, 4), (std::vector<Piece>{{0, 10}}));
   EXPECT_TRUE(buckets(0, 4).empty());

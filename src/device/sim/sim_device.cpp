@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include <sys/mman.h>
+
 #include "baton/error.hpp"
 #include "baton/sim.hpp"
 #include "baton/topology.hpp"
@@ -105,6 +107,16 @@ DeviceMemory SimDevice::allocate(std::size_t bytes) {
     allocated_ += bytes;
   }
   try {
+    if (!execute_) {
+      // Nothing touches it: address space, not memory, so a plan of 64 GPUs
+      // of a large model is not bounded by this host's memory.
+      void* p = mmap(nullptr, std::max<std::size_t>(bytes, 1), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (p == MAP_FAILED)
+        raise(Errc::out_of_memory, name(),
+              "cannot reserve " + human_bytes(bytes) + " of address space");
+      return DeviceMemory{p, 0, bytes};
+    }
     return allocate_host(name(), bytes);
   } catch (...) {
     std::lock_guard lock(memory_mu_);
@@ -118,7 +130,10 @@ void SimDevice::release(DeviceMemory memory) {
     std::lock_guard lock(memory_mu_);
     allocated_ -= memory.bytes;
   }
-  release_host(memory);
+  if (!execute_)
+    munmap(memory.ptr, std::max<std::size_t>(memory.bytes, 1));
+  else
+    release_host(memory);
 }
 
 Queue& SimDevice::queue(QueueRole role) {
