@@ -237,6 +237,24 @@ TEST(SimDevice, TimeOnlyRunsNoCodeAndCopiesNothing) {
   d.release(m);
 }
 
+// What each copy moves is counted on the kind of link it crossed: host
+// copies on the device's host link, peer copies on the path between them.
+TEST(SimDevice, CopiesCountTheirBytesOnTheLinksTheyCross) {
+  auto set = open_devices("sim:nvswitch8");
+  SimDevice &a = sim_dev(set, 0), &b = sim_dev(set, 1);
+  DeviceMemory ma = a.allocate(1 << 20), mb = b.allocate(1 << 20);
+  std::vector<char> host(1 << 20, 1);
+  a.queue(QueueRole::copy_in).write(ma, 0, host.data(), 1000, HostKind::pageable);
+  a.queue(QueueRole::copy_out).read(host.data(), ma, 0, 300, HostKind::pageable);
+  ASSERT_TRUE(b.copy_from_peer(b.queue(QueueRole::copy_in), mb, 0, a, ma, 0, 4096));
+  EXPECT_EQ(sim::bytes_moved(a, LinkKind::pcie), 1300u);
+  EXPECT_EQ(sim::bytes_moved(a, LinkKind::nvlink), 0u) << "the sender counts nothing";
+  EXPECT_EQ(sim::bytes_moved(b, LinkKind::nvlink), 4096u);
+  EXPECT_EQ(sim::bytes_moved(b, LinkKind::pcie), 0u);
+  a.release(ma);
+  b.release(mb);
+}
+
 // The preset machines open by name, with the links their sources state: a
 // DGX-1's pairs without NVLink of their own go over PCIe, NVSwitch joins
 // every pair at 450 GB/s, and every preset says where its figures come from.

@@ -3,6 +3,7 @@
 // node and link descriptions and the cost of moving bytes along a path.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -11,6 +12,7 @@ namespace baton {
 // net: a node's network adapter to the fabric between nodes (InfiniBand,
 // RoCE), for machines of several nodes.
 enum class LinkKind { nvlink, pcie, sys, virt, net };
+inline constexpr std::size_t kLinkKinds = 5;
 std::string_view to_string(LinkKind k);
 // "nvlink", "pcie", "sys", "virtual", "net"; anything else is Errc::bad_topology naming `where`.
 LinkKind parse_link_kind(const std::string& text, const std::string& where);

@@ -5,6 +5,7 @@
 // sum of the devices' alone rates and against a perfect split, each policy
 // against static, and where a step's time goes.
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <map>
 
@@ -12,6 +13,7 @@
 
 #include "baton/error.hpp"
 #include "baton/runtime.hpp"
+#include "baton/sim.hpp"
 #include "collective/process_group.hpp"
 #include "commands.hpp"
 #include "json_output.hpp"
@@ -46,7 +48,22 @@ struct Run {
   // Peak bytes the run's buffers held, per memory it used, named by the
   // devices in it ("cuda0.p0+cuda0.p1"); the host's for cpu devices.
   std::vector<std::pair<std::string, std::uint64_t>> memory_peaks;
+  // Sim devices: bytes their copies moved per step over each kind of link,
+  // over the measured steps (sim::bytes_moved).
+  std::map<std::string, double> bytes_per_step;
 };
+
+// Sim devices' bytes moved so far, by kind of link, summed over `devices`.
+std::array<std::uint64_t, kLinkKinds> bytes_moved(const Runtime& rt,
+                                                  const std::vector<int>& devices) {
+  std::array<std::uint64_t, kLinkKinds> by_kind{};
+  for (int d : devices) {
+    const Device& dev = *rt.devices()[std::size_t(d)];
+    if (dev.info().backend != BackendKind::sim) continue;
+    for (std::size_t k = 0; k < kLinkKinds; ++k) by_kind[k] += sim::bytes_moved(dev, LinkKind(k));
+  }
+  return by_kind;
+}
 
 std::string names_of(const Runtime& rt, const std::vector<int>& devices) {
   std::string s;
@@ -159,6 +176,7 @@ Run run_training(Runtime& rt, const TrainArgs& a, std::vector<int> devices, int 
   r.policy = policy;
   r.collective = t.collective();
   double start = rt.clock().now();
+  auto moved_before = bytes_moved(rt, r.devices);
   const int total = a.warmup + a.steps;
   for (int s = 1; s <= total; ++s) {
     const double step_start = rt.clock().now();
@@ -185,9 +203,15 @@ Run run_training(Runtime& rt, const TrainArgs& a, std::vector<int> devices, int 
     if (s == a.warmup) {
       rt.wait_all();
       start = rt.clock().now();
+      moved_before = bytes_moved(rt, r.devices);
     }
   }
   rt.wait_all();
+  const auto moved = bytes_moved(rt, r.devices);
+  for (std::size_t k = 0; k < kLinkKinds; ++k)
+    if (moved[k] > moved_before[k])
+      r.bytes_per_step[std::string(to_string(LinkKind(k)))] =
+          double(moved[k] - moved_before[k]) / double(a.steps);
   const double elapsed = rt.clock().now() - start;
   r.samples_per_s = elapsed > 0 ? double(a.steps) * double(batch) / elapsed : 0;
   r.memory_peaks = memory_peaks(rt, r.devices, held_before);
@@ -450,6 +474,7 @@ void run_train(const TrainArgs& a) {
            {"reduce", median_step(r, a.warmup, [&](std::size_t s) { return r.reduce_s[s]; })},
            {"rest", parts.rest}}},
          {"peak_memory_held_bytes", held},
+         {"sim_bytes_moved_per_step", r.bytes_per_step},
          {"failures", r.failures},
          {"micro_batches", split},  // per device, in the last step
          {"step_seconds", r.step_s},

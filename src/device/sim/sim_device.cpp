@@ -24,10 +24,12 @@ class SimDevice::SimQueue final : public Queue {
   void write(DeviceMemory dst, std::size_t off, const void* host, std::size_t bytes,
              HostKind) override {
     dev_.move_bytes(static_cast<char*>(dst.ptr) + off, host, bytes);
+    dev_.moved(dev_.host_path_.worst, bytes);
     occupy(dev_.host_path_.seconds(double(bytes)));
   }
   void read(void* host, DeviceMemory src, std::size_t off, std::size_t bytes, HostKind) override {
     dev_.move_bytes(host, static_cast<const char*>(src.ptr) + off, bytes);
+    dev_.moved(dev_.host_path_.worst, bytes);
     occupy(dev_.host_path_.seconds(double(bytes)));
   }
   void copy(DeviceMemory dst, std::size_t doff, DeviceMemory src, std::size_t soff,
@@ -148,6 +150,7 @@ bool SimDevice::copy_from_peer(Queue& q, DeviceMemory dst, std::size_t doff, Dev
   auto* own = dynamic_cast<SimQueue*>(&q);  // the coherence passes this device's copy-in queue
   if (!own) raise(Errc::internal, name(), "a peer copy on a queue that is not a sim device's");
   own->occupy(it->second.seconds(double(bytes)));
+  moved(it->second.worst, bytes);
   return true;
 }
 
@@ -294,6 +297,10 @@ void fail_at(Device& device, double at_s) {
 }
 double capacity(const Device& device, double t0, double t1) {
   return as_sim(const_cast<Device&>(device)).capacity(t0, t1);
+}
+
+std::uint64_t bytes_moved(const Device& device, LinkKind kind) {
+  return as_sim(const_cast<Device&>(device)).bytes_moved(kind);
 }
 
 double oracle_seconds(const std::vector<const Device*>& devices, double work, double t0) {

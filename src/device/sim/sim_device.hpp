@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -100,6 +101,7 @@ class SimDevice final : public Device {
   double speed_at(double t) const;
   bool failed_at(double t) const { return spec_.fail_at_s >= 0 && t >= spec_.fail_at_s; }
   double launch_s() const { return launch_us_ * 1e-6; }
+  std::uint64_t bytes_moved(LinkKind kind) const { return moved_[std::size_t(kind)].load(); }
 
  private:
   class SimQueue;
@@ -114,6 +116,8 @@ class SimDevice final : public Device {
   PathCost host_path_;
   std::shared_ptr<SimClock> clock_;
   std::map<std::string, PathCost> peers_;
+  std::array<std::atomic<std::uint64_t>, kLinkKinds> moved_{};  // bytes by LinkKind
+  void moved(LinkKind kind, std::size_t bytes) { moved_[std::size_t(kind)] += bytes; }
   std::array<std::unique_ptr<SimQueue>, 3> queues_;  // by QueueRole
   std::mutex memory_mu_;
   std::uint64_t allocated_ = 0;  // against spec_.memory_bytes
