@@ -10,6 +10,7 @@
 
 #include "baton/devices.hpp"
 #include "baton/error.hpp"
+#include "baton/runtime.hpp"
 #include "baton/sim.hpp"
 #include "device/sim/sim_device.hpp"
 
@@ -253,6 +254,29 @@ TEST(SimDevice, CopiesCountTheirBytesOnTheLinksTheyCross) {
   EXPECT_EQ(sim::bytes_moved(b, LinkKind::pcie), 0u);
   a.release(ma);
   b.release(mb);
+}
+
+// A sim device that keeps time only stands for a GPU: of a kernel's
+// arguments it copies in what the CUDA code reads, not what the cpu code does.
+TEST(SimDevice, KeepingTimeOnlyItReadsWhatTheCudaCodeReads) {
+  Kernel k("reads_one_of_two");
+  k.cpu([](Span, const KernelArgs&) {});
+  k.unused(BackendKind::cuda, {0});
+  for (bool execute : {false, true}) {
+    Options o;
+    o.devices = "sim:1";
+    o.perf_model_file = "";
+    o.sim_execute = execute;
+    Runtime rt(o);
+    EXPECT_EQ(rt.devices()[0]->info().code_backend(),
+              execute ? BackendKind::sim : BackendKind::cuda);
+    auto fp32 = rt.buffer<float>(1 << 18);
+    auto bf16 = rt.buffer<std::uint16_t>(1 << 18);
+    rt.wait(rt.submit(Range{1}, k, in(fp32, whole), in(bf16, whole), on(0)));
+    EXPECT_EQ(sim::bytes_moved(*rt.devices()[0], LinkKind::pcie),
+              execute ? (4u + 2u) << 18 : 2u << 18)
+        << (execute ? "running code" : "keeping time");
+  }
 }
 
 // The preset machines open by name, with the links their sources state: a

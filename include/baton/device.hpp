@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,11 @@ struct DeviceInfo {
   // calibrated together: what they do side by side is less than the sum of
   // what each does alone.
   std::vector<std::string> shares;
+  // The backend a device stands for where it runs no code of its own: a sim
+  // device that keeps time only stands for a GPU, so it reads what the CUDA
+  // code reads (Kernel::unused: a model's bf16 weights, not the fp32 ones).
+  std::optional<BackendKind> stands_for;
+  BackendKind code_backend() const { return stands_for.value_or(backend); }
 };
 
 // A point in a queue's stream of work. Events of any backend may be waited on

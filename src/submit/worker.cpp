@@ -376,7 +376,7 @@ EventPtr Worker::enqueue(TaskRecord* t, Span span, std::uint64_t step, bool whol
     for (const EventWait& w : t->waits)
       if (w.device != index_) compute_.wait(w.event);
   const Kernel& kernel = t->kernel->kernel;
-  const std::uint64_t unused = kernel.unused_args(device_.info().backend);
+  const std::uint64_t unused = kernel.unused_args(device_.info().code_backend());
   if (!t->args.empty()) {
     prepare(device_, index_, engine_.devices(), t->args, span, unused, scratch_);
     out.bytes_in = scratch_.bytes_in;

@@ -292,7 +292,7 @@ void Trainer::gather_early(const std::vector<collective::Piece>& owned, std::vec
     const int d = comm_->ranks()[rank];
     // The weights the device's forward reads: fp32, or the bf16 copy (argument 1 of train.grad).
     const std::uint64_t unused =
-        kernels_.grad.unused_args(rt_.devices()[std::size_t(d)]->info().backend);
+        kernels_.grad.unused_args(rt_.devices()[std::size_t(d)]->info().code_backend());
     if (unused & 1)
       tasks.push_back(
           rt_.submit(Range{1}, kernels_.stage, in(weights_bf16_, elements(c.begin, c.end)), on(d)));

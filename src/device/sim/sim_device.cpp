@@ -256,6 +256,7 @@ Backend sim_backend() {
       info.peak_gflops = d.speed;
       info.memory_bytes = d.memory_bytes;
       info.pipeline_depth = m.pipeline_depth;
+      if (!execute) info.stands_for = BackendKind::cuda;
       auto dev =
           std::make_unique<SimDevice>(std::move(info), d, launch_us, execute,
                                       PathCost{host->gbps, host->latency_us, host->kind, 1}, clock);
