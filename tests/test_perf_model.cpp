@@ -1,4 +1,4 @@
-// History performance models (sched/perf_model.hpp): medians per kernel,
+// History performance models (common/perf_model.hpp): medians per kernel,
 // device and size class, the first run and outliers dropped, kept in a file.
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "baton/error.hpp"
-#include "sched/perf_model.hpp"
+#include "common/perf_model.hpp"
 
 using baton::detail::PerfModel;
 
@@ -24,6 +24,18 @@ TEST(PerfModel, UncalibratedUntilThreeRunsAfterTheFirst) {
   EXPECT_TRUE(std::isnan(m.predict("gemm", "cuda0", 100000)));
   EXPECT_TRUE(std::isnan(m.predict("gemm", "cuda1", 1000)));
   EXPECT_TRUE(std::isnan(m.predict("saxpy", "cuda0", 1000)));
+}
+
+// For a simulator: the time per item of the nearest size class measured.
+TEST(PerfModel, TheNearestSizeMeasuredStandsForOthers) {
+  PerfModel m;
+  for (int i = 0; i < 4; ++i) m.record("gemm", "cuda0", 1000, 1e-3);    // class 9: 1 us an item
+  for (int i = 0; i < 4; ++i) m.record("gemm", "cuda0", 1 << 20, 0.5);  // class 20: ~0.48 us
+  EXPECT_NEAR(m.predict_nearest("gemm", "cuda0", 4000), 4e-3, 1e-12);   // class 11: 9 is nearer
+  EXPECT_NEAR(m.predict_nearest("gemm", "cuda0", 1 << 22), 2.0, 1e-9);  // class 22: 20
+  EXPECT_TRUE(std::isnan(m.predict("gemm", "cuda0", 4000))) << "predict stays exact";
+  EXPECT_TRUE(std::isnan(m.predict_nearest("gemm", "cuda1", 4000)));
+  EXPECT_TRUE(std::isnan(m.predict_nearest("saxpy", "cuda0", 4000)));
 }
 
 TEST(PerfModel, ScalesWithinASizeClassAndRejectsOutliers) {

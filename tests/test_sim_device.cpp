@@ -279,6 +279,44 @@ TEST(SimDevice, KeepingTimeOnlyItReadsWhatTheCudaCodeReads) {
   }
 }
 
+// A sim device measured as a real one takes the times the performance
+// models hold for it (per kernel, at the nearest size), and its cost for
+// other kernels.
+TEST(SimDevice, AMeasuredDeviceTakesTheTimesItsModelsHold) {
+  const std::string dir = testing::TempDir();
+  std::ofstream(dir + "/models.json")
+      << R"({"version": 1, "models": [{"kernel": "measured", "device": "ref0 | a real device",
+             "size_class": 10, "seconds_per_item": [1e-6, 1e-6, 1e-6, 1e-6]}]})";
+  const std::string machine = dir + "/measured.json";
+  std::ofstream(machine) << R"({"launch_us": 0, "perf_models": "models.json", "devices": [
+      {"id": "gpu0", "speed": 1, "measured_as": "ref0 | a real device"}]})";
+  auto set = open_devices("sim:" + machine);
+  SimDevice& d = sim_dev(set, 0);
+  Queue& compute = d.queue(QueueRole::compute);
+  Kernel measured("measured"), other("other");  // 1 unit an item: 1 ns at speed 1
+  for (Kernel* k : {&measured, &other}) k->cost([](Span s) { return double(s.size()); });
+  compute.launch(measured, {0, 1024}, KernelArgs({}));
+  EXPECT_NEAR(done_at(compute), 1024e-6, 1e-12) << "not the measured 1 us per item";
+  compute.launch(other, {0, 1024}, KernelArgs({}));  // 1024 units at 1 per ns
+  EXPECT_NEAR(done_at(compute), 1024e-6 + 1024e-9, 1e-12) << "not its cost";
+  // Other sizes take the time per item of the nearest size measured.
+  compute.launch(measured, {0, 100}, KernelArgs({}));
+  EXPECT_NEAR(done_at(compute), 1124e-6 + 1024e-9, 1e-12);
+  // A device measured as one of no models, or models that are not there: clear errors.
+  std::ofstream(dir + "/no_models.json")
+      << R"({"devices": [{"id": "g", "speed": 1, "measured_as": "ref0 | a real device"}]})";
+  std::ofstream(dir + "/missing.json")
+      << R"({"perf_models": "none.json", "devices": [{"id": "g", "speed": 1}]})";
+  for (const char* bad : {"/no_models.json", "/missing.json"}) {
+    try {
+      open_devices("sim:" + dir + bad);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Errc::bad_topology) << e.what();
+    }
+  }
+}
+
 // The preset machines open by name, with the links their sources state: a
 // DGX-1's pairs without NVLink of their own go over PCIe, NVSwitch joins
 // every pair at 450 GB/s, and every preset says where its figures come from.

@@ -1,7 +1,7 @@
 // model: each whole task goes where it is expected to finish first, as HEFT
 // and StarPU's dmda place tasks: expected finish = the device's queue (the
 // predicted times of what it holds) + the task's predicted run time (history
-// model, sched/perf_model.hpp) + the time to bring the data it lacks there.
+// model, common/perf_model.hpp) + the time to bring the data it lacks there.
 // A device with no history for the task's shape gets a few, so that it
 // learns (the least loaded such device first). Spread tasks are split in proportion
 // to the predicted rates where every device has a history, else by weight.
@@ -9,7 +9,7 @@
 #include <limits>
 #include <map>
 
-#include "sched/perf_model.hpp"
+#include "common/perf_model.hpp"
 #include "sched/policy.hpp"
 
 namespace baton::detail {

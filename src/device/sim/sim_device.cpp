@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include <sys/mman.h>
 
@@ -43,7 +44,7 @@ class SimDevice::SimQueue final : public Queue {
       raise(Errc::device_failed, dev_.name(),
             "simulated failure at t=" + std::to_string(start) + " s");
     if (const CpuFn* fn = k.cpu_fn(); fn && dev_.execute_) (*fn)(span, args);
-    set_time(dev_.finish_time(start + dev_.launch_s(), k.cost_of(span), k.traffic_of(span)));
+    set_time(dev_.finish_time(start, k, span));
   }
   EventPtr record() override { return std::make_shared<SimEvent>(dev_.clock_, time()); }
   void wait(const EventPtr& e) override {
@@ -86,13 +87,15 @@ class SimDevice::SimQueue final : public Queue {
 };
 
 SimDevice::SimDevice(DeviceInfo info, SimDeviceSpec spec, double launch_us, bool execute,
-                     PathCost host_path, std::shared_ptr<SimClock> clock)
+                     PathCost host_path, std::shared_ptr<SimClock> clock,
+                     std::shared_ptr<const PerfModel> measured)
     : Device(std::move(info)),
       spec_(std::move(spec)),
       launch_us_(launch_us),
       execute_(execute),
       host_path_(host_path),
-      clock_(std::move(clock)) {
+      clock_(std::move(clock)),
+      measured_(std::move(measured)) {
   for (auto& q : queues_) q = std::make_unique<SimQueue>(*this);
   std::sort(spec_.changes.begin(), spec_.changes.end(),
             [](const auto& a, const auto& b) { return a.at_s < b.at_s; });
@@ -162,7 +165,8 @@ bool SimDevice::twin_of(const Device& other) const {
          launch_us_ == o->launch_us_ && execute_ == o->execute_ &&
          host_path_.gbps == o->host_path_.gbps &&
          host_path_.latency_us == o->host_path_.latency_us &&
-         info().pipeline_depth == o->info().pipeline_depth;
+         info().pipeline_depth == o->info().pipeline_depth &&
+         spec_.measured_as == o->spec_.measured_as;
 }
 
 void SimDevice::change_speed(double at_s, double speed) {
@@ -201,6 +205,15 @@ double SimDevice::finish_time(double start, double work, double bytes) const {
   return std::max(compute, start + memory_s);
 }
 
+double SimDevice::finish_time(double start, const Kernel& kernel, Span span) const {
+  if (measured_ && !spec_.measured_as.empty()) {
+    // A measured time holds the launch too.
+    const double s = measured_->predict_nearest(kernel.name(), spec_.measured_as, span.size());
+    if (s > 0) return start + s * spec_.speed / speed_at(start);
+  }
+  return finish_time(start + launch_s(), kernel.cost_of(span), kernel.traffic_of(span));
+}
+
 double SimDevice::capacity(double t0, double t1) const {
   double t = t0, units = 0;
   for (const auto& c : spec_.changes) {
@@ -235,6 +248,13 @@ Backend sim_backend() {
     auto clock = std::static_pointer_cast<SimClock>(shared);
     const double launch_us = m.launch_us >= 0 ? m.launch_us : ctx.options().sim_launch_us;
     const bool execute = m.execute >= 0 ? m.execute == 1 : ctx.options().sim_execute;
+    std::shared_ptr<PerfModel> measured;
+    if (!m.perf_models.empty()) {
+      if (!std::filesystem::exists(expand_home(m.perf_models)))
+        raise(Errc::bad_topology, m.perf_models, "no such performance models file");
+      measured = std::make_shared<PerfModel>();
+      measured->load(m.perf_models);
+    }
     for (const auto& d : m.devices) ctx.add_node({d.id, "sim"});
     for (const auto& sw : m.switches) ctx.add_node({sw, "switch"});
     for (const auto& l : m.links) ctx.add_link(l);
@@ -257,9 +277,9 @@ Backend sim_backend() {
       info.memory_bytes = d.memory_bytes;
       info.pipeline_depth = m.pipeline_depth;
       if (!execute) info.stands_for = BackendKind::cuda;
-      auto dev =
-          std::make_unique<SimDevice>(std::move(info), d, launch_us, execute,
-                                      PathCost{host->gbps, host->latency_us, host->kind, 1}, clock);
+      auto dev = std::make_unique<SimDevice>(std::move(info), d, launch_us, execute,
+                                             PathCost{host->gbps, host->latency_us, host->kind, 1},
+                                             clock, measured);
       made.push_back(dev.get());
       list.push_back(std::move(dev));
     }

@@ -17,6 +17,7 @@
 
 #include "baton/device.hpp"
 #include "baton/link.hpp"
+#include "common/perf_model.hpp"
 #include "device/sim/sim_clock.hpp"
 
 namespace baton::detail {
@@ -35,6 +36,10 @@ struct SimDeviceSpec {
   std::uint64_t memory_bytes = 0;
   std::vector<SimSpeedChange> changes;
   double fail_at_s = -1;  // < 0: never fails
+  // A real device's identity in the machine's performance models ("cuda0 |
+  // NVIDIA H200 ..."): a kernel they have times for takes the time measured
+  // there; others take their cost at `speed`. Empty: always the cost.
+  std::string measured_as;
 };
 
 struct SimMachine {
@@ -47,6 +52,9 @@ struct SimMachine {
   // Work its workers keep in flight: 1 runs each chunk's copies and kernel in
   // turn; a GPU's 3 copies the next chunk in while the kernel runs.
   int pipeline_depth = 1;
+  // The performance models (the file baton keeps: BATON_PERF_MODEL_FILE) that
+  // devices' measured_as names are looked up in; empty: none.
+  std::string perf_models;
 };
 
 // Parses the args of a sim spec item: "8,4,2,1", a path to a JSON file, or
@@ -76,7 +84,7 @@ class SimDevice final : public Device {
   // `execute` false: launches and copies take their virtual time and touch
   // no memory (a plan of a machine too large to run on this host).
   SimDevice(DeviceInfo info, SimDeviceSpec spec, double launch_us, bool execute, PathCost host_path,
-            std::shared_ptr<SimClock> clock);
+            std::shared_ptr<SimClock> clock, std::shared_ptr<const PerfModel> measured = nullptr);
   DeviceMemory allocate(std::size_t bytes) override;
   void release(DeviceMemory memory) override;
   Queue& queue(QueueRole role) override;
@@ -97,6 +105,11 @@ class SimDevice final : public Device {
   // The same for a kernel of `work` units touching `bytes` of device memory:
   // the later of its compute and its memory time (a roofline).
   double finish_time(double start, double work, double bytes) const;
+  // When `kernel` launched over `span` at `start` is done: as measured on the
+  // device it stands for, where the models have the kernel (per item at the
+  // nearest size measured; at the speed it has then against its own), else
+  // by its cost.
+  double finish_time(double start, const Kernel& kernel, Span span) const;
   double capacity(double t0, double t1) const;
   double speed_at(double t) const;
   bool failed_at(double t) const { return spec_.fail_at_s >= 0 && t >= spec_.fail_at_s; }
@@ -115,6 +128,7 @@ class SimDevice final : public Device {
   bool execute_;
   PathCost host_path_;
   std::shared_ptr<SimClock> clock_;
+  std::shared_ptr<const PerfModel> measured_;
   std::map<std::string, PathCost> peers_;
   std::array<std::atomic<std::uint64_t>, kLinkKinds> moved_{};  // bytes by LinkKind
   void moved(LinkKind kind, std::size_t bytes) { moved_[std::size_t(kind)] += bytes; }

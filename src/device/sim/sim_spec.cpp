@@ -1,13 +1,16 @@
 // The ways to describe sim devices: a list of speeds, or a JSON file (a
 // preset's name stands for presets/NAME.json):
 // {"about": "where the figures come from", "launch_us": 5, "execute": true, "pipeline_depth": 3,
+//  "perf_models": "~/.cache/baton/perf_models.json",
 //  "devices": [{"id": "gpu0", "speed": 8, "memory_gbps": 3350, "memory_gib": 80,
+//               "measured_as": "cuda0 | NVIDIA H200",
 //               "changes": [{"at_s": 0.5, "speed": 2}], "fail_at_s": 1}],
 //  "switches": ["nvswitch"],
 //  "links":   [{"a": "gpu0", "b": "host", "kind": "pcie", "gbps": 55, "latency_us": 5}]}
 // Devices without a link to host get a default PCIe-like one.
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -103,6 +106,15 @@ SimMachine sim_machine_from_json(const std::string& text, const std::string& ori
       bad("pipeline_depth must be a whole number from 1 to 8");
     m.pipeline_depth = int(depth);
   }
+  if (j.contains("perf_models")) {
+    if (!j["perf_models"].is_string() || j["perf_models"].get<std::string>().empty())
+      bad("perf_models must be the path of a performance models file");
+    m.perf_models = j["perf_models"].get<std::string>();
+    // Relative to the machine file, as its other paths would be.
+    const std::filesystem::path file(m.perf_models);
+    if (m.perf_models[0] != '~' && file.is_relative())
+      m.perf_models = (std::filesystem::path(origin).parent_path() / file).string();
+  }
   std::set<std::string> ids;
   for (std::size_t i = 0; i < j["devices"].size(); ++i) {
     const auto& o = j["devices"][i];
@@ -122,6 +134,11 @@ SimMachine sim_machine_from_json(const std::string& text, const std::string& ori
     const double gib = number(o, "memory_gib", 0, ctx);
     if (!(gib >= 0 && gib <= 1 << 20)) bad(ctx + ".memory_gib must be from 0 (unbounded) to 2^20");
     d.memory_bytes = std::uint64_t(gib * double(1ull << 30));
+    if (o.contains("measured_as")) {
+      if (!o["measured_as"].is_string() || o["measured_as"].get<std::string>().empty())
+        bad(ctx + ".measured_as must name a device of the performance models");
+      d.measured_as = o["measured_as"].get<std::string>();
+    }
     if (o.contains("changes")) {
       if (!o["changes"].is_array()) bad(ctx + ".changes must be an array");
       for (const auto& c : o["changes"]) {
@@ -133,6 +150,10 @@ SimMachine sim_machine_from_json(const std::string& text, const std::string& ori
     }
     m.devices.push_back(d);
   }
+  for (const auto& d : m.devices)
+    if (!d.measured_as.empty() && m.perf_models.empty())
+      bad("device '" + d.id + "' is measured_as '" + d.measured_as +
+          "', but the file names no perf_models");
   if (j.contains("switches")) {
     if (!j["switches"].is_array()) bad("\"switches\" must be an array of ids");
     for (std::size_t i = 0; i < j["switches"].size(); ++i) {

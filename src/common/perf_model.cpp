@@ -1,4 +1,4 @@
-#include "sched/perf_model.hpp"
+#include "common/perf_model.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -43,6 +43,19 @@ double PerfModel::predict(const std::string& kernel, const std::string& device,
   auto it = histories_.find(key(kernel, device, size_class(items)));
   if (it == histories_.end() || it->second.per_item.size() < kMinSamples) return std::nan("");
   return median(it->second.per_item) * double(std::max<std::uint64_t>(1, items));
+}
+
+double PerfModel::predict_nearest(const std::string& kernel, const std::string& device,
+                                  std::uint64_t items) const {
+  std::lock_guard lock(mu_);
+  const int c = size_class(items);
+  for (int d = 0; d < 64; ++d)
+    for (int cls : {c - d, c + d}) {
+      auto it = histories_.find(key(kernel, device, cls));
+      if (it != histories_.end() && it->second.per_item.size() >= kMinSamples)
+        return median(it->second.per_item) * double(std::max<std::uint64_t>(1, items));
+    }
+  return std::nan("");
 }
 
 void PerfModel::record(const std::string& kernel, const std::string& device, std::uint64_t items,
