@@ -13,6 +13,8 @@ echo '{"nodes": [{"id": "a"}], "links": [{"a": "a", "b": "z", "kind": "pcie", "g
 echo '{"nodes": [{"id": "a"}, {"id": "b"}], "links": [{"a": "a", "b": "b", "kind": "pcie", "gbps": -1, "latency_us": 1}]}' >"$dir/gbps.json"
 echo '{"oracle_items_per_s": 1, "runs": [1]}' >"$dir/runs.json"
 echo '{"pipeline_depth": 0, "devices": [{"id": "a", "speed": 1}]}' >"$dir/depth.json"
+echo '{"devices": [{"id": "a", "speed": 1, "measured_as": "cuda0 | H200"}]}' >"$dir/measured.json"
+echo '{"perf_models": "none.json", "devices": [{"id": "a", "speed": 1}]}' >"$dir/models.json"
 n=0
 failed=0
 while IFS= read -r line; do
@@ -23,6 +25,8 @@ while IFS= read -r line; do
   args=${args//@BAD_LINK@/$dir/link.json}
   args=${args//@BAD_GBPS@/$dir/gbps.json}
   args=${args//@BAD_DEPTH@/$dir/depth.json}
+  args=${args//@BAD_MEASURED@/$dir/measured.json}
+  args=${args//@BAD_MODELS@/$dir/models.json}
   args=${args//@BAD_RUNS@/$dir/runs.json}
   read -ra words <<<"$args"
   envs=()
