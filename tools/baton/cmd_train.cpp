@@ -571,7 +571,10 @@ void add_train_command(CLI::App& app) {
                 "through the ring or NCCL, update once every bucket is reduced (not each bucket "
                 "while the next is reduced) and report the reduction's own time");
   cmd->add_option("--counts", a->counts,
-                  "device counts to run, comma-separated (default 1, 2, 4, ... and all)");
+                  "device counts to run, comma-separated (default 1, 2, 4, ... and all); devices "
+                  "that share a resource (the host's cores, one GPU) train side by side once "
+                  "first, and where that is slower than the fastest of them alone, the others "
+                  "are left out of these runs");
   cmd->add_option("--dataset", a->dataset,
                   "0: a fresh batch each step, made on host threads while the step before runs; "
                   "N: N batches made once and handed over in turn (each step still copies its "
