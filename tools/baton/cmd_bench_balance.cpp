@@ -133,7 +133,7 @@ void run_balance(const BalanceArgs& args) {
       shares += d.name + " " + fixed(100.0 * double(d.items) / double(r.items), 1) + " (" +
                 std::to_string(d.steals) + ")" + (d.failed ? " FAILED" : "") + "  ";
     double speedup = base && r.makespan_s > 0 ? base->makespan_s / r.makespan_s : 0;
-    t.add({r.policy, seconds(r.makespan_s), si(r.throughput()), fixed(100 * r.efficiency, 1) + " %",
+    t.add({r.policy, seconds(r.makespan_s), si(r.throughput()), percent(r.efficiency, 1),
            base ? fixed(speedup, 2) + "x" : "-", shares});
     j["runs"].push_back(run_json(r, speedup));
   }

@@ -89,7 +89,7 @@ void check_memory(DeviceSet& set, Findings& out) {
     if (!r || r->memory_total == 0) continue;
     const double used = double(r->memory_used) / double(r->memory_total);
     const std::string what = devs[d]->name() + ": " + bytes(r->memory_used) + " of " +
-                             bytes(r->memory_total) + " in use (" + fixed(100 * used, 0) + " %)";
+                             bytes(r->memory_total) + " in use (" + percent(used, 0) + ")";
     if (used < kNearlyFull) {
       out.push_back({"memory", "ok", what, ""});
       continue;

@@ -445,8 +445,7 @@ void run_train(const TrainArgs& a) {
     t.add({single ? rt.devices()[r.devices.front()]->name() : std::to_string(r.devices.size()),
            std::to_string(r.batch), single ? "alone" : r.policy, si(r.samples_per_s),
            fixed(r.samples_per_s * flops * 1e-12, 2), fixed(speedup, 2) + "x",
-           fixed(100 * efficiency, 1) + " %", fixed(100 * vs_ideal, 1) + " %",
-           single ? "-" : fixed(vs_static, 2) + "x",
+           percent(efficiency, 1), percent(vs_ideal, 1), single ? "-" : fixed(vs_static, 2) + "x",
            ms(parts.step) + " = " + ms(parts.grad) + " + " + ms(parts.update) + " + " +
                ms(parts.rest),
            time_only ? "- (time only)"
