@@ -579,10 +579,24 @@ bool Worker::reap(bool block) {
     device_lost(e.message());
     return true;
   }
+  // Completions seen at once share the time since the previous one, in
+  // proportion to their items: the host cannot tell when each of them ended
+  // (giving the first all of it would teach the policies that the others took
+  // no time).
+  const double t = now();
+  double begin = -1;
+  std::uint64_t timed_items = 0;
+  for (std::size_t i = 0; i < done_count; ++i)
+    if (flight_[i].issued_s >= 0) {
+      if (begin < 0) begin = std::max(prev_done_s_, flight_[i].issued_s);
+      timed_items += std::max<std::uint64_t>(1, flight_[i].span.size());
+    }
+  if (timed_items > 0) prev_done_s_ = t;
   for (std::size_t i = 0; i < done_count; ++i) {
     InFlight done = std::move(flight_.front());
     flight_.pop_front();
-    completed(done);
+    const double share = double(std::max<std::uint64_t>(1, done.span.size())) / double(timed_items);
+    completed(done, done.issued_s < 0 ? 0 : (t - begin) * share);
   }
   return done_count > 0;
 }
@@ -605,7 +619,6 @@ void Worker::trace(const InFlight& f, double now_s) {
 }
 
 void Worker::completed(InFlight& f) {
-  if (f.traced_s >= 0) trace(f, now());
   double seconds = 0;
   if (f.issued_s >= 0) {
     const double t = now();
@@ -613,6 +626,11 @@ void Worker::completed(InFlight& f) {
     seconds = t - std::max(prev_done_s_, f.issued_s);
     prev_done_s_ = t;
   }
+  completed(f, seconds);
+}
+
+void Worker::completed(InFlight& f, double seconds) {
+  if (f.traced_s >= 0) trace(f, now());
   if (f.part) {
     last_chunk_s_ = seconds;
     chunk_completed(*f.part, f.span, f.step, seconds);

@@ -159,7 +159,8 @@ class Worker {
   void record_open_mark();  // throws a device's error
   bool reap(bool block);    // notices completed work; true when some completed
   static bool done_now(const EventPtr& e);
-  void completed(InFlight& f);
+  void completed(InFlight& f);  // done now: timed since the previous completion
+  void completed(InFlight& f, double seconds);
   void chunk_completed(Participation& p, Span span, std::uint64_t step, double seconds);
   void settle(Participation& p);  // publishes what it completed; leaves when nothing is left
   void defer(TaskRecord* t) { deferred_.push_back(t); }
