@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Issue 11's validation, the GPU half: on the H200 host, record the
+# performance models of `bench balance`'s kernel on SM partitions (the model
+# policy records every chunk's time), then measure the same runs under
+# several policies. bench/sim/predict.sh replays them on the simulator, with
+# each sim device measured as a partition, and prints the error per case.
+#   source scripts/device-env.sh; TESTS=0 bash bench/sim/record_h200.sh
+# SPLITS: the partitions; CASES: fma steps per item:bytes per item:items.
+set -uo pipefail
+source bench/gpu_build.sh
+
+b=build/gpu/baton
+splits=${SPLITS:-"64+32+16+8 96+36"}
+cases=${CASES:-"16384:4:4194304 16384:4:33554432 1024:4:16777216 1024:8:67108864 64:8:16777216"}
+mkdir -p "$out/val"
+for s in $splits; do
+  for c in $cases; do
+    IFS=: read -r i by n <<<"$c"
+    tag="${s//+/_}_i${i}_b${by}"
+    # One models file per split and shape: the models key on the kernel's
+    # name and size, not its fma steps.
+    BATON_PERF_MODEL_FILE="$out/val/pm_$tag.json" timeout 120 $b bench balance -d "cuda:0/$s" \
+      -p model -n "$n" -i "$i" -b "$by" -r 5 >"$out/val/record_${tag}_n$n.log" 2>&1 ||
+      echo "record $tag n=$n failed"
+    timeout 120 $b bench balance -d "cuda:0/$s" -p static,weighted,ws -n "$n" -i "$i" -b "$by" \
+      -r 3 --json-out "$out/val/run_${tag}_n$n.json" >"$out/val/run_${tag}_n$n.log" 2>&1 ||
+      echo "run $tag n=$n failed"
+    echo "== $s i=$i b=$by n=$n"
+    grep -E "^(static|weighted|ws) " "$out/val/run_${tag}_n$n.log"
+  done
+done
+tar czf "$out/validation.tgz" -C "$out" val
