@@ -16,6 +16,10 @@ struct DeviceStats {
   std::uint64_t bytes_in = 0;   // copied into its memory
   std::uint64_t bytes_out = 0;  // copied back to host memory
   double busy_s = 0;            // time its worker had chunks in flight
+  // Its first chunk, whose time also holds the wait for what the run
+  // depended on (a device's rate is best learned from the chunks after it).
+  std::uint64_t first_chunk_items = 0;
+  double first_chunk_s = 0;
   bool failed = false;          // the device failed; its work ran elsewhere
   std::string failure;
   // The run's buffers did not fit this device's memory; its share ran on

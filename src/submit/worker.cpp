@@ -645,6 +645,10 @@ void Worker::chunk_completed(Participation& p, Span span, std::uint64_t step, do
   p.done_items += span.size();
   DeviceStats& st = p.run->stats[index_];
   const std::uint64_t launches = (span.size() + step - 1) / step;
+  if (st.items == 0) {
+    st.first_chunk_items = span.size();
+    st.first_chunk_s = seconds;
+  }
   st.chunks += launches;
   st.items += span.size();
   st.busy_s += seconds;

@@ -406,8 +406,13 @@ void Trainer::learn(const RunStats& grad) {
   seen_.resize(rates_.size());
   for (int d : devices_) {
     const DeviceStats& s = grad.devices[std::size_t(d)];
-    if (s.items > 0 && s.busy_s > 0)
-      rates_[std::size_t(d)] = seen_[std::size_t(d)].add(double(s.items) / s.busy_s);
+    // A device's first chunk also waited for the weights, as long on every
+    // device: counted, a device that ran more would look faster, get more the
+    // next step, and so on. Where it ran more, its rate is the rest's.
+    double items = double(s.items), busy = s.busy_s;
+    if (s.items > s.first_chunk_items && s.busy_s > s.first_chunk_s)
+      items -= double(s.first_chunk_items), busy -= s.first_chunk_s;
+    if (items > 0 && busy > 0) rates_[std::size_t(d)] = seen_[std::size_t(d)].add(items / busy);
   }
   follow_rates();
 }
