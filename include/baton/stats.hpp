@@ -20,7 +20,7 @@ struct DeviceStats {
   // depended on (a device's rate is best learned from the chunks after it).
   std::uint64_t first_chunk_items = 0;
   double first_chunk_s = 0;
-  bool failed = false;          // the device failed; its work ran elsewhere
+  bool failed = false;  // the device failed; its work ran elsewhere
   std::string failure;
   // The run's buffers did not fit this device's memory; its share ran on
   // the others (why, as the allocation said). Empty: they fitted.
