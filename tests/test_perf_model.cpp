@@ -26,16 +26,32 @@ TEST(PerfModel, UncalibratedUntilThreeRunsAfterTheFirst) {
   EXPECT_TRUE(std::isnan(m.predict("saxpy", "cuda0", 1000)));
 }
 
-// For a simulator: the time per item of the nearest size class measured.
-TEST(PerfModel, TheNearestSizeMeasuredStandsForOthers) {
+// For a simulator: a size not measured takes its time from those that were.
+TEST(PerfModel, SizesNotMeasuredFollowTheNearestMeasured) {
   PerfModel m;
-  for (int i = 0; i < 4; ++i) m.record("gemm", "cuda0", 1000, 1e-3);    // class 9: 1 us an item
-  for (int i = 0; i < 4; ++i) m.record("gemm", "cuda0", 1 << 20, 0.5);  // class 20: ~0.48 us
-  EXPECT_NEAR(m.predict_nearest("gemm", "cuda0", 4000), 4e-3, 1e-12);   // class 11: 9 is nearer
-  EXPECT_NEAR(m.predict_nearest("gemm", "cuda0", 1 << 22), 2.0, 1e-9);  // class 22: 20
-  EXPECT_TRUE(std::isnan(m.predict("gemm", "cuda0", 4000))) << "predict stays exact";
+  // Class 10 (1536 at its middle): 1 ms a run; class 20 (1.5 Mi): 1 s.
+  for (int i = 0; i < 4; ++i) m.record("gemm", "cuda0", 1536, 1e-3);
+  for (int i = 0; i < 4; ++i) m.record("gemm", "cuda0", 1536 << 10, 1.0);
+  // Between them, on the line through the two: class 15, 48 Ki items.
+  const double lo = 1536, hi = 1536 << 10, at = 1536 << 5;
+  EXPECT_NEAR(m.predict_nearest("gemm", "cuda0", 1536 << 5),
+              1e-3 + (1.0 - 1e-3) * (at - lo) / (hi - lo), 1e-9);
+  // Beyond them, the nearest's time per item.
+  EXPECT_NEAR(m.predict_nearest("gemm", "cuda0", 96), 1e-3 / 1536 * 96, 1e-12);
+  EXPECT_NEAR(m.predict_nearest("gemm", "cuda0", 1536 << 12), 4.0, 1e-9);
+  EXPECT_TRUE(std::isnan(m.predict("gemm", "cuda0", 1536 << 5))) << "predict stays exact";
   EXPECT_TRUE(std::isnan(m.predict_nearest("gemm", "cuda1", 4000)));
   EXPECT_TRUE(std::isnan(m.predict_nearest("saxpy", "cuda0", 4000)));
+}
+
+// A fixed cost per run (a launch) measured at two sizes stays fixed between them.
+TEST(PerfModel, AFixedCostStaysFixedBetweenSizes) {
+  PerfModel m;
+  const auto cost = [](double items) { return 20e-6 + 1e-9 * items; };
+  for (std::uint64_t n : {std::uint64_t(3) << 9, std::uint64_t(3) << 19})
+    for (int i = 0; i < 4; ++i) m.record("fma", "p3", n, cost(double(n)));
+  for (std::uint64_t n : {std::uint64_t(1) << 12, std::uint64_t(1) << 16})
+    EXPECT_NEAR(m.predict_nearest("fma", "p3", n), cost(double(n)), 1e-3 * cost(double(n))) << n;
 }
 
 TEST(PerfModel, ScalesWithinASizeClassAndRejectsOutliers) {

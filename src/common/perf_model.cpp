@@ -49,13 +49,27 @@ double PerfModel::predict_nearest(const std::string& kernel, const std::string& 
                                   std::uint64_t items) const {
   std::lock_guard lock(mu_);
   const int c = size_class(items);
-  for (int d = 0; d < 64; ++d)
-    for (int cls : {c - d, c + d}) {
-      auto it = histories_.find(key(kernel, device, cls));
-      if (it != histories_.end() && it->second.per_item.size() >= kMinSamples)
-        return median(it->second.per_item) * double(std::max<std::uint64_t>(1, items));
-    }
-  return std::nan("");
+  const auto per_item = [&](int cls) {
+    auto it = histories_.find(key(kernel, device, cls));
+    return it != histories_.end() && it->second.per_item.size() >= kMinSamples
+               ? median(it->second.per_item)
+               : std::nan("");
+  };
+  const double n = double(std::max<std::uint64_t>(1, items));
+  if (const double own = per_item(c); !std::isnan(own)) return own * n;
+  int below = -1, above = -1;
+  for (int cls = c - 1; cls >= 0 && below < 0; --cls)
+    if (!std::isnan(per_item(cls))) below = cls;
+  for (int cls = c + 1; cls < 64 && above < 0; ++cls)
+    if (!std::isnan(per_item(cls))) above = cls;
+  if (below < 0 && above < 0) return std::nan("");
+  if (below < 0 || above < 0) return per_item(below < 0 ? above : below) * n;
+  // Between two classes: the line through their times (at each class's
+  // middle, 1.5 x 2^class items), so what a run costs whatever its size (a
+  // launch, a wait) stays as it was measured instead of scaling with items.
+  const double lo = 1.5 * std::ldexp(1.0, below), hi = 1.5 * std::ldexp(1.0, above);
+  const double t_lo = per_item(below) * lo, t_hi = per_item(above) * hi;
+  return std::max(0.0, t_lo + (t_hi - t_lo) * (n - lo) / (hi - lo));
 }
 
 void PerfModel::record(const std::string& kernel, const std::string& device, std::uint64_t items,

@@ -20,8 +20,9 @@ class PerfModel {
  public:
   // Seconds `device` should take for `items` of `kernel`; NaN while uncalibrated.
   double predict(const std::string& kernel, const std::string& device, std::uint64_t items) const;
-  // The same from the nearest size class the model has (the smaller first
-  // where two are as near): for a simulator that stands for the device.
+  // For a simulator that stands for the device: from the size class of
+  // `items` where measured, else from the line through the nearest classes
+  // measured below and above it, else from the time per item of the nearest.
   double predict_nearest(const std::string& kernel, const std::string& device,
                          std::uint64_t items) const;
   void record(const std::string& kernel, const std::string& device, std::uint64_t items,
