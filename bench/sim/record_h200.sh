@@ -10,7 +10,7 @@ set -uo pipefail
 source bench/gpu_build.sh
 
 b=build/gpu/baton
-splits=${SPLITS:-"64+32+16+8 96+36"}
+splits=${SPLITS:-"64+32+16+8 80+40"}
 cases=${CASES:-"16384:4:4194304 16384:4:33554432 1024:4:16777216 1024:8:67108864 64:8:16777216"}
 mkdir -p "$out/val"
 for s in $splits; do
