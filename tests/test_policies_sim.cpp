@@ -196,6 +196,18 @@ TEST(PoliciesSim, ChunksAreNoSmallerThanWhatADeviceRunsAtOnce) {
   }
 }
 
+// A few heavy items, fewer than a GPU runs at once (the partitions of
+// sim_waves.json): a device takes as long for its share as for a whole wave,
+// so a span stolen to run after its own doubles a thief's time. On the H200
+// ws reached 0.65x of weighted there (2^18 fma steps per item).
+TEST(PoliciesSim, WsKeepsUpOnAFewHeavyItems) {
+  auto rt = sim_rt("sim:" BATON_TEST_DIR "/sim_waves.json");
+  for (std::uint64_t n : {128682u, 143948u, 1000000u}) {
+    const double weighted = run(rt, "weighted", n).makespan_s;
+    EXPECT_LE(run(rt, "ws", n).makespan_s, 1.02 * weighted) << n << " items";
+  }
+}
+
 // A fast device whose worker starts a little late keeps its first share: a
 // slow thief that would finish half of it after the owner finished the lot
 // takes nothing; once the owner has started, stealing is as before.

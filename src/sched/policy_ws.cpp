@@ -11,6 +11,7 @@
 // whichever device is free first; idle devices steal queued tasks, ws-topo
 // from the nearest first.
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "common/chase_lev.hpp"
@@ -57,6 +58,7 @@ class WsSource final : public ChunkSource {
       p.deque.reset();
       p.queued.store(0, std::memory_order_relaxed);
       p.started.store(0, std::memory_order_relaxed);
+      p.done.store(0, std::memory_order_relaxed);
       p.sticky = static_cast<int>((d + 1) % n);
       if (!shares[d].empty()) push(static_cast<int>(d), shares[d]);
     }
@@ -69,7 +71,12 @@ class WsSource final : public ChunkSource {
   }
 
   void completed(int dev, Span span, double seconds) override {
-    if (seconds > 0) rates_[dev].add(double(span.size()) / seconds);
+    // A span of fewer items than the device runs at once took a whole wave:
+    // it could have run that many in the time (its rate, not the span's).
+    const std::uint64_t could = std::max<std::uint64_t>(span.size(), lanes(dev));
+    if (seconds > 0) rates_[dev].add(double(could) / seconds);
+    auto& done = devs_[dev].done;
+    done.store(done.load(std::memory_order_relaxed) + span.size(), std::memory_order_relaxed);
   }
 
   void retire(int dev) override {
@@ -113,6 +120,7 @@ class WsSource final : public ChunkSource {
     // Items this device has started; written by its owner only, so a plain
     // store suffices and no cache line is fought over per chunk.
     alignas(64) std::atomic<std::uint64_t> started{0};
+    std::atomic<std::uint64_t> done{0};  // of those, completed; owner-written too
   };
 
   void started_again(int dev, std::uint64_t items) override {
@@ -123,6 +131,17 @@ class WsSource final : public ChunkSource {
   void note_started(int dev, std::uint64_t items) {
     auto& c = devs_[dev].started;
     c.store(c.load(std::memory_order_relaxed) + items, std::memory_order_relaxed);
+  }
+  // What dev runs at once, as far as this task goes: a rate measured on a
+  // task of fewer items (the calibration's, a chunk's) is that many per wave.
+  std::uint64_t lanes(int dev) const {
+    return std::clamp<std::uint64_t>(plan_.least_span(dev), 1,
+                                     std::max<std::uint64_t>(1, plan_.items));
+  }
+  std::uint64_t in_flight(int dev) const {
+    const std::uint64_t started = devs_[dev].started.load(std::memory_order_relaxed);
+    const std::uint64_t done = devs_[dev].done.load(std::memory_order_relaxed);
+    return started > done ? started - done : 0;
   }
   std::uint64_t unstarted() const {
     std::uint64_t started = 0;
@@ -213,7 +232,10 @@ class WsSource final : public ChunkSource {
   }
 
   // Stealing about half of v's queue pays when the thief finishes it before
-  // v would have finished the lot, the data's transfer included (ws-topo). ws
+  // v would have finished the lot, each behind what it has in flight and in
+  // whole waves of what it runs at once (a GPU takes as long for a span of a
+  // few heavy items as for one of all its threads), the data's transfer
+  // included (ws-topo). ws
   // asks at the tail, where a slow device taking the last heavy items of a
   // fast one would end last, and before v has started its share, which is
   // then still the first split's (a worker that starts a little late is not
@@ -232,7 +254,15 @@ class WsSource final : public ChunkSource {
     double move = 0;
     if (topo_ && plan_.paths && !plan_.paths->empty())
       move = (*plan_.paths)[thief][v].seconds(half * plan_.bytes_per_item);
-    return move + half / r[thief] < queued / r[v];
+    const auto waves_s = [&](int d, double items) {
+      const double at_once = double(lanes(d));
+      return std::ceil(items / at_once) * at_once / r[d];
+    };
+    const double ahead = double(in_flight(thief));
+    // A tie does not pay: devices whose waves take as long (the partitions
+    // of one GPU) would trade spans back and forth on rounding alone.
+    const double thief_s = move + waves_s(thief, ahead) + waves_s(thief, half);
+    return thief_s < waves_s(v, queued) * (1 - 1e-9);
   }
 
   bool topo_;

@@ -15,6 +15,7 @@ echo '{"oracle_items_per_s": 1, "runs": [1]}' >"$dir/runs.json"
 echo '{"pipeline_depth": 0, "devices": [{"id": "a", "speed": 1}]}' >"$dir/depth.json"
 echo '{"devices": [{"id": "a", "speed": 1, "measured_as": "cuda0 | H200"}]}' >"$dir/measured.json"
 echo '{"perf_models": "none.json", "devices": [{"id": "a", "speed": 1}]}' >"$dir/models.json"
+echo '{"devices": [{"id": "a", "speed": 1, "parallel_items": 2.5}]}' >"$dir/lanes.json"
 n=0
 failed=0
 while IFS= read -r line; do
@@ -27,6 +28,7 @@ while IFS= read -r line; do
   args=${args//@BAD_DEPTH@/$dir/depth.json}
   args=${args//@BAD_MEASURED@/$dir/measured.json}
   args=${args//@BAD_MODELS@/$dir/models.json}
+  args=${args//@BAD_LANES@/$dir/lanes.json}
   args=${args//@BAD_RUNS@/$dir/runs.json}
   read -ra words <<<"$args"
   envs=()

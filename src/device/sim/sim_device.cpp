@@ -162,8 +162,8 @@ bool SimDevice::twin_of(const Device& other) const {
   auto steady = [](const SimDeviceSpec& s) { return s.changes.empty() && s.fail_at_s < 0; };
   return o && steady(spec_) && steady(o->spec_) && spec_.speed == o->spec_.speed &&
          spec_.memory_gbps == o->spec_.memory_gbps && spec_.memory_bytes == o->spec_.memory_bytes &&
-         launch_us_ == o->launch_us_ && execute_ == o->execute_ &&
-         host_path_.gbps == o->host_path_.gbps &&
+         spec_.parallel_items == o->spec_.parallel_items && launch_us_ == o->launch_us_ &&
+         execute_ == o->execute_ && host_path_.gbps == o->host_path_.gbps &&
          host_path_.latency_us == o->host_path_.latency_us &&
          info().pipeline_depth == o->info().pipeline_depth &&
          spec_.measured_as == o->spec_.measured_as;
@@ -211,7 +211,13 @@ double SimDevice::finish_time(double start, const Kernel& kernel, Span span) con
     const double s = measured_->predict_nearest(kernel.name(), spec_.measured_as, span.size());
     if (s > 0) return start + s * spec_.speed / speed_at(start);
   }
-  return finish_time(start + launch_s(), kernel.cost_of(span), kernel.traffic_of(span));
+  double work = kernel.cost_of(span);
+  if (const std::uint64_t lanes = spec_.parallel_items; lanes > 0 && span.size() > 0) {
+    // Whole waves: the last one, however full, takes as long as the others.
+    const std::uint64_t waves = (span.size() + lanes - 1) / lanes;
+    work *= double(waves * lanes) / double(span.size());
+  }
+  return finish_time(start + launch_s(), work, kernel.traffic_of(span));
 }
 
 double SimDevice::capacity(double t0, double t1) const {
@@ -275,6 +281,7 @@ Backend sim_backend() {
       info.compute_units = 1;
       info.peak_gflops = d.speed;
       info.memory_bytes = d.memory_bytes;
+      if (d.parallel_items > 0) info.parallel_items = d.parallel_items;
       info.pipeline_depth = m.pipeline_depth;
       if (!execute) info.stands_for = BackendKind::cuda;
       auto dev = std::make_unique<SimDevice>(std::move(info), d, launch_us, execute,

@@ -36,6 +36,11 @@ struct SimDeviceSpec {
   std::uint64_t memory_bytes = 0;
   std::vector<SimSpeedChange> changes;
   double fail_at_s = -1;  // < 0: never fails
+  // Items it runs at once, as a GPU's SMs run their resident threads: a
+  // span takes whole waves of this many, each as long as this many items
+  // take at `speed` (a span of fewer takes a whole wave). 0: items run one
+  // after another, a span's time in proportion to its items.
+  std::uint64_t parallel_items = 0;
   // A real device's identity in the machine's performance models ("cuda0 |
   // NVIDIA H200 ..."): a kernel they have times for takes the time measured
   // there; others take their cost at `speed`. Empty: always the cost.

@@ -3,7 +3,7 @@
 // {"about": "where the figures come from", "launch_us": 5, "execute": true, "pipeline_depth": 3,
 //  "perf_models": "~/.cache/baton/perf_models.json",
 //  "devices": [{"id": "gpu0", "speed": 8, "memory_gbps": 3350, "memory_gib": 80,
-//               "measured_as": "cuda0 | NVIDIA H200",
+//               "parallel_items": 270336, "measured_as": "cuda0 | NVIDIA H200",
 //               "changes": [{"at_s": 0.5, "speed": 2}], "fail_at_s": 1}],
 //  "switches": ["nvswitch"],
 //  "links":   [{"a": "gpu0", "b": "host", "kind": "pcie", "gbps": 55, "latency_us": 5}]}
@@ -134,6 +134,10 @@ SimMachine sim_machine_from_json(const std::string& text, const std::string& ori
     const double gib = number(o, "memory_gib", 0, ctx);
     if (!(gib >= 0 && gib <= 1 << 20)) bad(ctx + ".memory_gib must be from 0 (unbounded) to 2^20");
     d.memory_bytes = std::uint64_t(gib * double(1ull << 30));
+    const double lanes = number(o, "parallel_items", 0, ctx);
+    if (!(lanes >= 0 && lanes <= 1e9 && lanes == std::floor(lanes)))
+      bad(ctx + ".parallel_items must be a whole number from 0 (one at a time) to 10^9");
+    d.parallel_items = std::uint64_t(lanes);
     if (o.contains("measured_as")) {
       if (!o["measured_as"].is_string() || o["measured_as"].get<std::string>().empty())
         bad(ctx + ".measured_as must name a device of the performance models");
