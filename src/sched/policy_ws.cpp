@@ -231,16 +231,15 @@ class WsSource final : public ChunkSource {
     return std::nullopt;
   }
 
-  // Stealing about half of v's queue pays when the thief finishes it before
-  // v would have finished the lot, each behind what it has in flight and in
-  // whole waves of what it runs at once (a GPU takes as long for a span of a
-  // few heavy items as for one of all its threads), the data's transfer
-  // included (ws-topo). ws
-  // asks at the tail, where a slow device taking the last heavy items of a
-  // fast one would end last, and before v has started its share, which is
-  // then still the first split's (a worker that starts a little late is not
-  // a slow device). In between, rates may be stale (a device that just
-  // slowed down still looks fast) and stealing is what adapts to it.
+  // Stealing about half of v's queue pays when the thief, after what it has
+  // in flight, finishes it before v would have finished the lot, in whole
+  // waves of what each runs at once (a GPU takes as long for a span of a few
+  // heavy items as for one of all its threads), the data's transfer included
+  // (ws-topo). ws asks at the tail, where a slow device taking the last heavy
+  // items of a fast one would end last, and before v has started its share,
+  // which is then still the first split's (a worker that starts a little
+  // late is not a slow device). In between, rates may be stale (a device
+  // that just slowed down still looks fast) and stealing is what adapts to it.
   bool pays(int thief, int v) const {
     const std::int64_t units = devs_[v].queued.load(std::memory_order_relaxed);
     const double queued = double(units) * double(quantum_);

@@ -595,8 +595,11 @@ bool Worker::reap(bool block) {
   for (std::size_t i = 0; i < done_count; ++i) {
     InFlight done = std::move(flight_.front());
     flight_.pop_front();
-    const double share = double(std::max<std::uint64_t>(1, done.span.size())) / double(timed_items);
-    completed(done, done.issued_s < 0 ? 0 : (t - begin) * share);
+    double seconds = 0;
+    if (done.issued_s >= 0)
+      seconds =
+          (t - begin) * double(std::max<std::uint64_t>(1, done.span.size())) / double(timed_items);
+    completed(done, seconds);
   }
   return done_count > 0;
 }
