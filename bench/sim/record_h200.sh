@@ -18,10 +18,14 @@ for s in $splits; do
     IFS=: read -r i by n <<<"$c"
     tag="${s//+/_}_i${i}_b${by}"
     # One models file per split and shape: the models key on the kernel's
-    # name and size, not its fma steps.
-    BATON_PERF_MODEL_FILE="$out/val/pm_$tag.json" timeout 120 $b bench balance -d "cuda:0/$s" \
-      -p model -n "$n" -i "$i" -b "$by" -r 5 >"$out/val/record_${tag}_n$n.log" 2>&1 ||
-      echo "record $tag n=$n failed"
+    # name and size, not its fma steps. Recorded at the run's size and at a
+    # 16th and a quarter of it, so that the smaller chunks of static and ws
+    # fall between measured sizes (the simulator draws a line between them).
+    for m in $((n / 16)) $((n / 4)) "$n"; do
+      BATON_PERF_MODEL_FILE="$out/val/pm_$tag.json" timeout 120 $b bench balance -d "cuda:0/$s" \
+        -p model -n "$m" -i "$i" -b "$by" -r 5 >"$out/val/record_${tag}_n$m.log" 2>&1 ||
+        echo "record $tag n=$m failed"
+    done
     timeout 120 $b bench balance -d "cuda:0/$s" -p static,weighted,ws -n "$n" -i "$i" -b "$by" \
       -r 3 --json-out "$out/val/run_${tag}_n$n.json" >"$out/val/run_${tag}_n$n.log" 2>&1 ||
       echo "run $tag n=$n failed"
