@@ -57,18 +57,20 @@ double PerfModel::predict_nearest(const std::string& kernel, const std::string& 
   };
   const double n = double(std::max<std::uint64_t>(1, items));
   if (const double own = per_item(c); !std::isnan(own)) return own * n;
+  // The nearest classes measured below and above, and their times per item.
   int below = -1, above = -1;
+  double below_s = std::nan(""), above_s = std::nan("");
   for (int cls = c - 1; cls >= 0 && below < 0; --cls)
-    if (!std::isnan(per_item(cls))) below = cls;
+    if (below_s = per_item(cls); !std::isnan(below_s)) below = cls;
   for (int cls = c + 1; cls < 64 && above < 0; ++cls)
-    if (!std::isnan(per_item(cls))) above = cls;
+    if (above_s = per_item(cls); !std::isnan(above_s)) above = cls;
   if (below < 0 && above < 0) return std::nan("");
-  if (below < 0 || above < 0) return per_item(below < 0 ? above : below) * n;
+  if (below < 0 || above < 0) return (below < 0 ? above_s : below_s) * n;
   // Between two classes: the line through their times (at each class's
   // middle, 1.5 x 2^class items), so what a run costs whatever its size (a
   // launch, a wait) stays as it was measured instead of scaling with items.
   const double lo = 1.5 * std::ldexp(1.0, below), hi = 1.5 * std::ldexp(1.0, above);
-  const double t_lo = per_item(below) * lo, t_hi = per_item(above) * hi;
+  const double t_lo = below_s * lo, t_hi = above_s * hi;
   return std::max(0.0, t_lo + (t_hi - t_lo) * (n - lo) / (hi - lo));
 }
 

@@ -111,9 +111,9 @@ class SimDevice final : public Device {
   // the later of its compute and its memory time (a roofline).
   double finish_time(double start, double work, double bytes) const;
   // When `kernel` launched over `span` at `start` is done: as measured on the
-  // device it stands for, where the models have the kernel (per item at the
-  // nearest size measured; at the speed it has then against its own), else
-  // by its cost.
+  // device it stands for, where the models have the kernel (from the sizes
+  // measured, PerfModel::predict_nearest; at the speed it has then against
+  // its own), else by its cost in whole waves of parallel_items.
   double finish_time(double start, const Kernel& kernel, Span span) const;
   double capacity(double t0, double t1) const;
   double speed_at(double t) const;
