@@ -583,22 +583,21 @@ bool Worker::reap(bool block) {
   // proportion to their items: the host cannot tell when each of them ended
   // (giving the first all of it would teach the policies that the others took
   // no time).
-  const double t = now();
-  double begin = -1;
+  double first_issued_s = -1;
   std::uint64_t timed_items = 0;
   for (std::size_t i = 0; i < done_count; ++i)
     if (flight_[i].issued_s >= 0) {
-      if (begin < 0) begin = std::max(prev_done_s_, flight_[i].issued_s);
+      if (first_issued_s < 0) first_issued_s = flight_[i].issued_s;
       timed_items += std::max<std::uint64_t>(1, flight_[i].span.size());
     }
-  if (timed_items > 0) prev_done_s_ = t;
+  const double shared_s = timed_items > 0 ? since_previous(first_issued_s) : 0;
   for (std::size_t i = 0; i < done_count; ++i) {
     InFlight done = std::move(flight_.front());
     flight_.pop_front();
     double seconds = 0;
     if (done.issued_s >= 0)
       seconds =
-          (t - begin) * double(std::max<std::uint64_t>(1, done.span.size())) / double(timed_items);
+          shared_s * double(std::max<std::uint64_t>(1, done.span.size())) / double(timed_items);
     completed(done, seconds);
   }
   return done_count > 0;
@@ -621,15 +620,16 @@ void Worker::trace(const InFlight& f, double now_s) {
   log.add(index_, std::move(s));
 }
 
+double Worker::since_previous(double issued_s) {
+  // With work pipelined, its cost is the time since the previous completion.
+  const double t = now();
+  const double seconds = t - std::max(prev_done_s_, issued_s);
+  prev_done_s_ = t;
+  return seconds;
+}
+
 void Worker::completed(InFlight& f) {
-  double seconds = 0;
-  if (f.issued_s >= 0) {
-    const double t = now();
-    // With work pipelined, its cost is the time since the previous completion.
-    seconds = t - std::max(prev_done_s_, f.issued_s);
-    prev_done_s_ = t;
-  }
-  completed(f, seconds);
+  completed(f, f.issued_s >= 0 ? since_previous(f.issued_s) : 0);
 }
 
 void Worker::completed(InFlight& f, double seconds) {

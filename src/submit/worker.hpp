@@ -159,6 +159,9 @@ class Worker {
   void record_open_mark();  // throws a device's error
   bool reap(bool block);    // notices completed work; true when some completed
   static bool done_now(const EventPtr& e);
+  // Seconds since the previous completion, or since `issued_s` if later; the
+  // next is timed from now.
+  double since_previous(double issued_s);
   void completed(InFlight& f);  // done now: timed since the previous completion
   void completed(InFlight& f, double seconds);
   void chunk_completed(Participation& p, Span span, std::uint64_t step, double seconds);
