@@ -47,14 +47,15 @@ BufferState::BufferState(PerDeviceTag, std::size_t bytes, const void* owner, Hos
 BufferState::~BufferState() {
   // Copies queued for coherence (home, or behind a task) may still read or
   // write this memory: they land before it goes.
-  for (auto& r : replicas_)
-    r.valid.for_each(0, bytes_, [](Span, const EventPtr& e) {
-      if (!e) return;
-      try {
-        e->wait();
-      } catch (const Error&) {  // a failed device's copy: its memory is moot
-      }
-    });
+  auto land = [](Span, const EventPtr& e) {
+    if (!e) return;
+    try {
+      e->wait();
+    } catch (const Error&) {  // a failed device's copy: its memory is moot
+    }
+  };
+  for (auto& r : replicas_) r.valid.for_each(0, bytes_, land);
+  home_landing_.for_each(0, bytes_, land);
   for (std::size_t n = 1; n < replicas_.size(); ++n)
     if (replicas_[n].device) release_held(*replicas_[n].device, replicas_[n].memory, bytes_);
   if (!user_memory_)
@@ -128,9 +129,35 @@ DeviceMemory BufferState::replica(Device& dev) {
   return ensure(dev).memory;
 }
 
+namespace {
+
+// A copy that may still land; one of a failed device lands nothing.
+bool in_flight(const EventPtr& e) {
+  try {
+    return e && !e->ready();
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+void add_in_flight(const EventPtr& e, std::vector<EventPtr>& pending) {
+  if (in_flight(e) && std::find(pending.begin(), pending.end(), e) == pending.end())
+    pending.push_back(e);
+}
+
+}  // namespace
+
+void BufferState::take_landing(std::uint64_t b, std::uint64_t e, std::vector<EventPtr>& pending) {
+  home_landing_.for_each(b, e, [&](Span, const EventPtr& landing) { add_in_flight(landing, pending); });
+  home_landing_.erase(b, e);
+}
+
 EventPtr BufferState::to_host(Replica& src, Span piece, const EventPtr& src_ready) {
   Queue& out = src.device->queue(QueueRole::copy_out);
   if (src_ready) out.wait(src_ready);
+  std::vector<EventPtr> older;
+  take_landing(piece.begin, piece.end, older);
+  for (const EventPtr& e : older) out.wait(e);
   out.read(static_cast<char*>(host_) + piece.begin, src.memory, piece.begin, piece.size(),
            host_kind());
   EventPtr landed = out.record();
@@ -220,9 +247,22 @@ Transfer BufferState::acquire(Device& dev, Queue& q, std::uint64_t b, std::uint6
 void BufferState::written(Device& dev, std::uint64_t b, std::uint64_t e, EventPtr ready) {
   std::lock_guard lock(mu_);
   const MemoryNode node = dev.info().memory_node;
+  if (node != kHostNode)
+    replicas_[kHostNode].valid.for_each(b, e, [&](Span s, const EventPtr& landing) {
+      if (in_flight(landing)) home_landing_.assign(s.begin, s.end, landing);
+    });
   for (MemoryNode n = 0; n < static_cast<MemoryNode>(replicas_.size()); ++n)
     if (n != node) replicas_[n].valid.erase(b, e);
   at(node).valid.assign(b, e, std::move(ready));
+}
+
+void BufferState::claim_host(std::uint64_t b, std::uint64_t e, std::vector<EventPtr>& landing) {
+  std::lock_guard lock(mu_);
+  Replica& host = replicas_[kHostNode];
+  host.valid.for_each(b, e, [&](Span, const EventPtr& ready) { add_in_flight(ready, landing); });
+  take_landing(b, e, landing);
+  for (std::size_t n = 1; n < replicas_.size(); ++n) replicas_[n].valid.erase(b, e);
+  host.valid.assign(b, e, nullptr);
 }
 
 EventPtr BufferState::write_back(Device& dev, Queue& q, std::uint64_t b, std::uint64_t e,
@@ -230,6 +270,9 @@ EventPtr BufferState::write_back(Device& dev, Queue& q, std::uint64_t b, std::ui
   std::lock_guard lock(mu_);
   Replica& src = at(dev.info().memory_node);
   if (after) q.wait(after);
+  std::vector<EventPtr> older;
+  take_landing(b, e, older);
+  for (const EventPtr& ev : older) q.wait(ev);
   q.read(static_cast<char*>(host_) + b, src.memory, b, e - b, host_kind());
   EventPtr done = q.record();
   replicas_[kHostNode].valid.assign(b, e, done);
@@ -256,6 +299,7 @@ Transfer BufferState::acquire_host(std::uint64_t b, std::uint64_t e, bool for_wr
     host.valid.for_each(b, e, [&](Span, const EventPtr& ready) {
       if (ready) pending.push_back(ready);
     });
+    if (for_write) take_landing(b, e, pending);
   }
   // Waited for without the lock, as in acquire().
   for (auto& ev : pending) ev->wait();
@@ -270,6 +314,7 @@ Transfer BufferState::acquire_host(std::uint64_t b, std::uint64_t e, bool for_wr
 void BufferState::settle() {
   std::lock_guard lock(mu_);
   for (auto& r : replicas_) r.valid.settle();
+  home_landing_.erase(0, bytes_);
 }
 
 void BufferState::read_instance(Device& dev, int index, void* out) {

@@ -73,6 +73,12 @@ class BufferState {
                    std::vector<EventPtr>& waits);
   // dev's node becomes the only valid holder of [b, e), ready after `ready`.
   void written(Device& dev, std::uint64_t b, std::uint64_t e, EventPtr ready);
+  // A device that writes host memory in place (a cpu device) claims [b, e)
+  // before it runs, rather than recording the write after: host memory is
+  // then the only valid holder at once, so no copy home that starts later (a
+  // failed device's data saved) is taken over what it writes. `landing` gets
+  // the copies into those bytes still in flight; the writer waits for them.
+  void claim_host(std::uint64_t b, std::uint64_t e, std::vector<EventPtr>& landing);
   // Copies [b, e) of dev's node back to host memory on `q` (a queue of dev),
   // after `after`, keeping both valid (Shared). Returns the copy's event.
   EventPtr write_back(Device& dev, Queue& q, std::uint64_t b, std::uint64_t e,
@@ -123,6 +129,9 @@ class BufferState {
   // Queues a copy of `piece` from `src` home, on src's copy-out queue after
   // `src_ready`; host memory holds it once the returned event completes. mu_ held.
   EventPtr to_host(Replica& src, Span piece, const EventPtr& src_ready);
+  // Copies home over [b, e) that may still be landing: into `pending`, and
+  // forgotten (whoever waits for them now orders what comes after). mu_ held.
+  void take_landing(std::uint64_t b, std::uint64_t e, std::vector<EventPtr>& pending);
 
   std::mutex mu_;
   std::size_t bytes_;
@@ -132,7 +141,11 @@ class BufferState {
   bool user_memory_ = false;  // the caller's: not ours to free
   void* host_;
   std::vector<Replica> replicas_;  // index = memory node
-  IntervalMap lost_;               // bytes whose only copy died with a device
+  // Copies home still in flight over bytes a device has written since (so no
+  // longer valid at home): a later copy home or host writer must not be
+  // overtaken by them.
+  IntervalMap home_landing_;
+  IntervalMap lost_;  // bytes whose only copy died with a device
   std::string lost_why_;
   std::unique_ptr<DeviceInstances> instances_;
 };

@@ -122,12 +122,18 @@ void prepare(Device& dev, int index, int devices, const std::vector<RunArg>& arg
     } else {
       l.memory = s.replica(dev);
     }
+    if (writes(a.buffer.mode) && !s.instances() && !(unused >> i & 1) &&
+        dev.info().memory_node == kHostNode) {
+      const Span r = byte_region(a.buffer, items);
+      s.claim_host(r.begin, r.end, p.waits);
+    }
   }
 }
 
 std::uint64_t record_writes(Device& dev, const std::vector<RunArg>& args, Span items,
                             std::uint64_t unused, const EventPtr& done, bool write_back) {
-  const bool remote = dev.info().memory_node != kHostNode;
+  // Writes to host memory were claimed before the launch (prepare).
+  if (dev.info().memory_node == kHostNode) return 0;
   std::uint64_t out = 0;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const RunArg& a = args[i];
@@ -135,8 +141,8 @@ std::uint64_t record_writes(Device& dev, const std::vector<RunArg>& args, Span i
       continue;
     BufferState& s = *a.buffer.state;
     const Span r = byte_region(a.buffer, items);
-    s.written(dev, r.begin, r.end, remote ? done : nullptr);
-    if (remote && write_back) {
+    s.written(dev, r.begin, r.end, done);
+    if (write_back) {
       s.write_back(dev, dev.queue(QueueRole::copy_out), r.begin, r.end, done);
       out += r.size();
     }

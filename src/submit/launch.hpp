@@ -40,11 +40,14 @@ struct Prepared {
 // Makes what `items` read valid on `dev` (device `index` of `devices`) and
 // fills `p` for the launch. Bit i of `unused`: argument i is not touched
 // there (Kernel::unused): it gets no memory, and its writes are not recorded.
+// A device on host memory writes it in place: its writes are claimed here,
+// before the launch (BufferState::claim_host), and `p.waits` gets the copies
+// home that must land first.
 void prepare(Device& dev, int index, int devices, const std::vector<RunArg>& args, Span items,
              std::uint64_t unused, Prepared& p);
 // `dev`'s memory becomes the holder of what `items` wrote, ready after
 // `done`; with write_back, a copy home is queued behind it. Returns bytes
-// queued home.
+// queued home. Nothing for a device on host memory (prepare claimed them).
 std::uint64_t record_writes(Device& dev, const std::vector<RunArg>& args, Span items,
                             std::uint64_t unused, const EventPtr& done, bool write_back);
 
