@@ -148,7 +148,8 @@ void add_in_flight(const EventPtr& e, std::vector<EventPtr>& pending) {
 }  // namespace
 
 void BufferState::take_landing(std::uint64_t b, std::uint64_t e, std::vector<EventPtr>& pending) {
-  home_landing_.for_each(b, e, [&](Span, const EventPtr& landing) { add_in_flight(landing, pending); });
+  home_landing_.for_each(b, e,
+                         [&](Span, const EventPtr& landing) { add_in_flight(landing, pending); });
   home_landing_.erase(b, e);
 }
 
