@@ -5,9 +5,11 @@
 # moved per item, runs of 5 to 200 ms), and bench balance on a transfer-bound
 # shape. Tables and JSON land in $OUT.
 #   source scripts/device-env.sh; bash bench/sweep/run_gpu.sh
-# SPLITS="cuda:0/80+40" picks the splits (a split of four partitions took 7.4
-# minutes on 2026-12-05, so one split a call of the device tool); TESTS=0
-# leaves the test suite out (for the calls after the first).
+# SPLITS="cuda:0/80+40" picks the splits (a split of four partitions took
+# 7.4 minutes on 2026-12-05, so one split a call of the device tool); TESTS=0
+# leaves the test suite out (for the calls after the first). Buffers grow up
+# to MAX_GIB (default 12; at 2 GiB a run of 1 fma per item lasted 1 ms on the
+# H200, not the 5 ms asked for).
 set -uo pipefail
 source bench/gpu_build.sh
 
@@ -15,7 +17,7 @@ b=build/gpu/baton
 for split in ${SPLITS:-cuda:0/64+32+16+8 cuda:0/48+40+24+8 cuda:0/80+40 cuda:0}; do
   tag=${split//[:\/+]/_}
   timeout 480 $b bench sweep -d "$split" -p static,weighted,ws,ws-topo -i 1,64,4096,262144 \
-    -b 4,8,64 --ms 5,20,200 -r 3 --json-out "$out/sweep_$tag.json" 2>&1 | tee "$out/sweep_$tag.log"
+    -b 4,8,64 --ms 5,20,200 -r 3 --max-gib "${MAX_GIB:-12}" --json-out "$out/sweep_$tag.json" 2>&1 | tee "$out/sweep_$tag.log"
 done
 timeout 120 $b bench balance -d cuda:0 -i 1 -b 8 -n 268435456 -p static,ws -r 3 2>&1 |
   tee "$out/balance_transfer_bound.log"
