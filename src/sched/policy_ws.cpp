@@ -244,7 +244,8 @@ class WsSource final : public ChunkSource {
     const std::int64_t units = devs_[v].queued.load(std::memory_order_relaxed);
     const double queued = double(units) * double(quantum_);
     const bool untouched = devs_[v].started.load(std::memory_order_relaxed) == 0;
-    if (!topo_ && queued > double(plan_.max_chunk) && !untouched) return true;
+    const bool between = queued > double(plan_.max_chunk) && !untouched;
+    if (!topo_ && between) return true;
     std::vector<double>& r = devs_[thief].rates;
     effective_rates(plan_.weights, rates_, r);
     if (!(r[thief] > 0) || !(r[v] > 0)) return true;
@@ -257,6 +258,9 @@ class WsSource final : public ChunkSource {
       const double at_once = double(lanes(d));
       return std::ceil(items / at_once) * at_once / r[d];
     };
+    // ws-topo in between: as ws, where moving the half takes less than v
+    // would take to run it (rates may be stale there, a link's speed is not).
+    if (between) return move < waves_s(v, half);
     const double ahead = double(in_flight(thief));
     // A tie does not pay: devices whose waves take as long (the partitions
     // of one GPU) would trade spans back and forth on rounding alone.

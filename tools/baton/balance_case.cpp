@@ -74,6 +74,30 @@ RunStats median_run(std::vector<RunStats> runs) {
   return runs[runs.size() / 2];
 }
 
+RunStats joined_runs(const std::vector<RunStats>& runs) {
+  RunStats all = runs.front();
+  const RunStats& last = runs.back();
+  all.makespan_s = last.start_s + last.makespan_s - all.start_s;
+  for (std::size_t i = 1; i < runs.size(); ++i) {
+    const RunStats& r = runs[i];
+    all.tasks += r.tasks;
+    all.items += r.items;
+    all.oracle_s += r.oracle_s;
+    all.reruns += r.reruns;
+    all.managed_memory = all.managed_memory || r.managed_memory;
+    for (std::size_t d = 0; d < all.devices.size() && d < r.devices.size(); ++d) {
+      DeviceStats& a = all.devices[d];
+      const DeviceStats& b = r.devices[d];
+      a.tasks += b.tasks, a.chunks += b.chunks, a.items += b.items, a.steals += b.steals;
+      a.bytes_in += b.bytes_in, a.bytes_out += b.bytes_out, a.busy_s += b.busy_s;
+      if (b.failed && !a.failed) a.failed = true, a.failure = b.failure;
+      if (a.out_of_memory.empty()) a.out_of_memory = b.out_of_memory;
+    }
+  }
+  all.efficiency = all.makespan_s > 0 ? all.oracle_s / all.makespan_s : 0;
+  return all;
+}
+
 BalanceCase::BalanceCase(Runtime& rt, const Shape& shape)
     : rt_(rt),
       shape_(shape),
@@ -85,9 +109,14 @@ BalanceCase::BalanceCase(Runtime& rt, const Shape& shape)
       out_part_{std::uint64_t(std::max(1, width_))} {
   if (shape.items == 0) raise(Errc::invalid_argument, "--items", "must be at least 1");
   if (shape.iters < 1) raise(Errc::invalid_argument, "--iters", "must be at least 1");
+  if (shape.passes < 1) raise(Errc::invalid_argument, "--passes", "must be at least 1");
+  if (shape.passes > 1 && width_ == 0)
+    raise(Errc::invalid_argument, "--passes",
+          "passes read what the pass before wrote: give --bytes 8 or more (4 writes only)");
   const std::uint64_t per_item = std::max(1, width_);
   const std::uint64_t free = detail::host_available_bytes();
-  if (shape.items > free / (2 * per_item * sizeof(float)))
+  const std::uint64_t buffers = shape.passes > 1 ? 3 : 2;
+  if (shape.items > free / (buffers * per_item * sizeof(float)))
     raise(Errc::invalid_argument, "--items",
           std::to_string(shape.items) + " items of " + std::to_string(shape.bytes) +
               " bytes need more than the " + std::to_string(free >> 20) +
@@ -95,6 +124,7 @@ BalanceCase::BalanceCase(Runtime& rt, const Shape& shape)
   const std::uint64_t elements = shape.items * per_item;
   in_ = rt.buffer<float>(width_ == 0 ? 1 : elements);
   out_ = rt.buffer<float>(elements);
+  if (shape.passes > 1) mid_ = rt.buffer<float>(elements);
   // Inputs in [-1, 1), from a hash of the index: GPU-sized buffers fill fast.
   auto host = in_.host();
   for (std::size_t e = 0; e < host.size(); ++e)
@@ -104,7 +134,7 @@ BalanceCase::BalanceCase(Runtime& rt, const Shape& shape)
   auto src = in_.read();
   for (std::size_t e = 0; e < elements; e += stride_) {
     const float x = width_ == 0 ? src[0] + float(e % 1024) / 1024.0f : src[e];
-    expect_.push_back(reference(x, shape.iters));
+    expect_.push_back(reference(x, shape.iters * shape.passes));
   }
 }
 
@@ -115,12 +145,18 @@ Calibration BalanceCase::calibrate() {
 
 RunStats BalanceCase::run(const std::string& policy) {
   if (!sim_) {
-    auto o = out_.host();
+    auto o = result().host();
     std::fill(o.begin(), o.end(), std::nanf(""));
   }
-  RunStats s = rt_.parallel_for(Range{shape_.items, shape_.chunk}, kernel_, in(in_, in_part_),
-                                out(out_, out_part_), kMul, kAdd, shape_.iters, width_,
-                                Policy::by_name(policy));
+  std::vector<RunStats> passes;
+  for (int p = 0; p < shape_.passes; ++p) {
+    Buffer<float>& from = p == 0 ? in_ : p % 2 ? out_ : mid_;
+    Buffer<float>& to = p % 2 ? mid_ : out_;
+    passes.push_back(rt_.parallel_for(Range{shape_.items, shape_.chunk}, kernel_,
+                                      in(from, p == 0 ? in_part_ : out_part_), out(to, out_part_),
+                                      kMul, kAdd, shape_.iters, width_, Policy::by_name(policy)));
+  }
+  RunStats s = joined_runs(passes);
   if (!sim_) {
     const bool first = std::find(checked_in_full_.begin(), checked_in_full_.end(), policy) ==
                        checked_in_full_.end();
@@ -131,7 +167,7 @@ RunStats BalanceCase::run(const std::string& policy) {
 }
 
 void BalanceCase::check(const std::string& policy, bool every_element) {
-  auto got = out_.read();
+  auto got = result().read();
   const std::size_t step = every_element ? 1 : stride_;
   for (std::size_t e = 0; e < got.size(); e += step) {
     const bool sampled = e % stride_ == 0;

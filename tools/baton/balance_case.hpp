@@ -19,12 +19,19 @@ struct Shape {
   std::uint64_t chunk = 0;  // launch size in items; 0: one launch per span handed out
   int iters = 256;          // fma steps per element
   int bytes = 8;            // moved per item: 4 (written only) or 8 per float read and written
+  // Passes a run makes over the data, each reading what the pass before
+  // wrote, where it was written: a device that takes items another device
+  // ran before copies them from there (over NVLink, or through host memory).
+  int passes = 1;
 };
 
 // Floats read and written per item for `bytes`; throws Error(invalid_argument).
 int width_of(int bytes);
 // The run of median makespan among `runs` (not empty): what a policy's row reports.
 RunStats median_run(std::vector<RunStats> runs);
+// Runs one after another (passes) as one: from the first's start to the
+// last's end, their items, oracle times and each device's figures summed.
+RunStats joined_runs(const std::vector<RunStats>& runs);
 
 // A run as bench balance's --json has it (the doctor reads the same).
 nlohmann::json run_json(const RunStats& r, double speedup_vs_static);
@@ -41,11 +48,14 @@ class BalanceCase {
   const Kernel& kernel() const { return kernel_; }
   // Each device alone, and side by side where devices share a resource.
   Calibration calibrate();
-  // One run under `policy`; throws Error(internal) on a wrong or missing result.
+  // One run (shape().passes passes) under `policy`; throws Error(internal)
+  // on a wrong or missing result.
   RunStats run(const std::string& policy);
 
  private:
   void check(const std::string& policy, bool every_element);
+  // Where the last pass writes.
+  Buffer<float>& result() { return shape_.passes % 2 ? out_ : mid_; }
 
   Runtime& rt_;
   Shape shape_;
@@ -54,6 +64,7 @@ class BalanceCase {
   Kernel kernel_;
   Part in_part_, out_part_;  // what an item reads and writes
   Buffer<float> in_, out_;
+  Buffer<float> mid_;                         // passes: they go in -> out -> mid -> out -> mid ...
   std::size_t stride_ = 1;                    // elements between checked ones
   std::vector<float> expect_;                 // of the checked elements
   std::vector<std::string> checked_in_full_;  // policies whose output was scanned whole

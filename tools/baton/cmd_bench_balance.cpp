@@ -18,6 +18,7 @@
 #include "policy_list.hpp"
 #include "report/recording.hpp"
 #include "sched/policy.hpp"
+#include "sim_bytes.hpp"
 #include "table.hpp"
 
 namespace baton::cli {
@@ -53,6 +54,12 @@ std::pair<std::size_t, double> parse_slowdown(const std::string& s, std::size_t 
   return {dev, f};
 }
 
+// A run and, on sim devices, the bytes its copies moved by kind of link.
+struct Measured {
+  RunStats run;
+  LinkBytes bytes{};
+};
+
 void run_balance(const BalanceArgs& args) {
   if (args.repeat < 1) raise(Errc::invalid_argument, "--repeat", "must be at least 1");
   std::vector<std::string> policy_names = policy_list(args.policies);
@@ -75,11 +82,11 @@ void run_balance(const BalanceArgs& args) {
   if (!args.slowdown.empty()) {
     if (!sim) raise(Errc::invalid_argument, "--slowdown", "only sim devices can be slowed down");
     std::tie(slow_dev, slow_factor) = parse_slowdown(args.slowdown, devs.size());
-    half_s = double(args.shape.items) / cal.oracle_rate() / 2;
+    half_s = double(args.shape.items) * args.shape.passes / cal.oracle_rate() / 2;
   }
   std::vector<const Device*> all;
   for (const auto& d : devs) all.push_back(d.get());
-  const double work_units = work.kernel().cost_of({0, args.shape.items});
+  const double work_units = work.kernel().cost_of({0, args.shape.items}) * args.shape.passes;
 
   nlohmann::json j;
   j["devices"] = nlohmann::json::array();
@@ -95,12 +102,13 @@ void run_balance(const BalanceArgs& args) {
   j["items"] = args.shape.items;
   j["iters"] = args.shape.iters;
   j["bytes_per_item"] = args.shape.bytes;
+  j["passes"] = args.shape.passes;
   j["slowdown"] = args.slowdown;
   j["runs"] = nlohmann::json::array();
-  std::vector<RunStats> results;
+  std::vector<Measured> results;
   recording.start(rt);  // the policies' runs, calibration aside
   for (std::size_t p = 0; p < policy_names.size(); ++p) {
-    std::vector<RunStats> reps;
+    std::vector<Measured> reps;
     for (int r = 0; r < args.repeat; ++r) {
       progress("[" + std::to_string(p + 1) + "/" + std::to_string(policy_names.size()) + "] " +
                policy_names[p] + " run " + std::to_string(r + 1) + "/" +
@@ -108,40 +116,60 @@ void run_balance(const BalanceArgs& args) {
       const double speed = devs[slow_dev]->info().peak_gflops;
       if (half_s > 0)
         sim::change_speed(*devs[slow_dev], rt.clock().now() + half_s, speed / slow_factor);
+      const LinkBytes bytes_before = sim_bytes_moved(rt);
       RunStats run = work.run(policy_names[p]);
+      const LinkBytes bytes = bytes_between(bytes_before, sim_bytes_moved(rt));
       rt.trace_span(policy_names[p], run.start_s, run.start_s + run.makespan_s);
       if (half_s > 0) {
         sim::change_speed(*devs[slow_dev], run.start_s + run.makespan_s, speed);
         run.oracle_s = sim::oracle_seconds(all, work_units, run.start_s);
         run.efficiency = run.makespan_s > 0 ? run.oracle_s / run.makespan_s : 0;
       }
-      reps.push_back(run);
+      reps.push_back({run, bytes});
     }
-    results.push_back(median_run(std::move(reps)));
+    std::sort(reps.begin(), reps.end(),
+              [](const auto& a, const auto& b) { return a.run.makespan_s < b.run.makespan_s; });
+    results.push_back(reps[reps.size() / 2]);
   }
   progress_done();
   recording.stop();
 
   const RunStats* base = nullptr;
-  for (const auto& r : results)
-    if (r.policy == "static") base = &r;
-  Table t(
-      {"policy", "makespan", "items/s", "vs oracle", "vs static", "share % (steals) per device"});
-  for (const auto& r : results) {
+  for (const auto& m : results)
+    if (m.run.policy == "static") base = &m.run;
+  // On sim devices, what crossed each kind of link (the kinds any run used).
+  std::vector<std::size_t> kinds;
+  for (std::size_t k = 0; k < kLinkKinds; ++k)
+    if (std::any_of(results.begin(), results.end(), [&](const Measured& m) { return m.bytes[k]; }))
+      kinds.push_back(k);
+  std::vector<std::string> head{"policy", "makespan", "items/s", "vs oracle", "vs static"};
+  for (std::size_t k : kinds) head.push_back("GB " + std::string(to_string(LinkKind(k))));
+  head.push_back("share % (steals) per device");
+  Table t(head);
+  for (const auto& [r, bytes] : results) {
     std::string shares;
     for (const auto& d : r.devices)
       shares += d.name + " " + fixed(100.0 * double(d.items) / double(r.items), 1) + " (" +
                 std::to_string(d.steals) + ")" + (d.failed ? " FAILED" : "") + "  ";
     double speedup = base && r.makespan_s > 0 ? base->makespan_s / r.makespan_s : 0;
-    t.add({r.policy, seconds(r.makespan_s), si(r.throughput()), percent(r.efficiency, 1),
-           base ? fixed(speedup, 2) + "x" : "-", shares});
+    std::vector<std::string> row{r.policy, seconds(r.makespan_s), si(r.throughput()),
+                                 percent(r.efficiency, 1), base ? fixed(speedup, 2) + "x" : "-"};
+    nlohmann::json moved = nlohmann::json::object();
+    for (std::size_t k : kinds) {
+      row.push_back(fixed(double(bytes[k]) / 1e9, 3));
+      moved[std::string(to_string(LinkKind(k)))] = bytes[k];
+    }
+    row.push_back(shares);
+    t.add(row);
     j["runs"].push_back(run_json(r, speedup));
+    if (sim) j["runs"].back()["sim_bytes_moved"] = moved;
   }
   recording.report(j);
   if (emit_json(j, args.json, args.json_out)) return;
   std::printf(
-      "bench balance: %llu items x %d fma steps, %d bytes moved per item, on %zu device(s)%s%s\n",
+      "bench balance: %llu items x %d fma steps, %d bytes moved per item%s, on %zu device(s)%s%s\n",
       static_cast<unsigned long long>(args.shape.items), args.shape.iters, args.shape.bytes,
+      args.shape.passes > 1 ? (", " + std::to_string(args.shape.passes) + " passes").c_str() : "",
       devs.size(), sim ? " (sim: virtual time)" : ", results checked",
       args.slowdown.empty() ? "" : (", slowdown " + args.slowdown + " at half-time").c_str());
   for (std::size_t d = 0; d < devs.size(); ++d)
@@ -160,7 +188,7 @@ void run_balance(const BalanceArgs& args) {
   std::printf("  host memory of buffers: %s\n", rt.host_memory().c_str());
   for (const auto& n : rt.notes()) std::printf("  note: %s\n", n.c_str());
   std::fputs(t.str().c_str(), stdout);
-  for (const auto& r : results) {
+  for (const auto& [r, bytes] : results) {
     if (r.managed_memory)
       std::printf("note: %s: device memory ran out; some replicas used unified memory\n",
                   r.policy.c_str());
@@ -201,6 +229,11 @@ void add_bench_command(CLI::App& app) {
                   "bytes moved per item: 4 (written only) or 8 per float read and written")
       ->capture_default_str();
   cmd->add_option("-r,--repeat", args->repeat, "runs per policy; the median is reported")
+      ->capture_default_str();
+  cmd->add_option("--passes", args->shape.passes,
+                  "passes a run makes over the data, each reading what the one before wrote where "
+                  "it lies (items a device takes from another move between them: an iterative "
+                  "solver's sweeps); needs --bytes 8 or more")
       ->capture_default_str();
   cmd->add_option("--slowdown", args->slowdown,
                   "sim only: DEV:FACTOR slows device DEV by FACTOR at half-time");

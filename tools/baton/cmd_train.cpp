@@ -19,6 +19,7 @@
 #include "json_output.hpp"
 #include "policy_list.hpp"
 #include "report/recording.hpp"
+#include "sim_bytes.hpp"
 #include "table.hpp"
 #include "train/trainer.hpp"
 #include "train_args.hpp"
@@ -52,18 +53,6 @@ struct Run {
   // over the measured steps (sim::bytes_moved).
   std::map<std::string, double> bytes_per_step;
 };
-
-// Sim devices' bytes moved so far, by kind of link, summed over `devices`.
-std::array<std::uint64_t, kLinkKinds> bytes_moved(const Runtime& rt,
-                                                  const std::vector<int>& devices) {
-  std::array<std::uint64_t, kLinkKinds> by_kind{};
-  for (int d : devices) {
-    const Device& dev = *rt.devices()[std::size_t(d)];
-    if (dev.info().backend != BackendKind::sim) continue;
-    for (std::size_t k = 0; k < kLinkKinds; ++k) by_kind[k] += sim::bytes_moved(dev, LinkKind(k));
-  }
-  return by_kind;
-}
 
 std::string names_of(const Runtime& rt, const std::vector<int>& devices) {
   std::string s;
@@ -176,7 +165,7 @@ Run run_training(Runtime& rt, const TrainArgs& a, std::vector<int> devices, int 
   r.policy = policy;
   r.collective = t.collective();
   double start = rt.clock().now();
-  auto moved_before = bytes_moved(rt, r.devices);
+  auto moved_before = sim_bytes_moved(rt, r.devices);
   const int total = a.warmup + a.steps;
   for (int s = 1; s <= total; ++s) {
     const double step_start = rt.clock().now();
@@ -203,15 +192,14 @@ Run run_training(Runtime& rt, const TrainArgs& a, std::vector<int> devices, int 
     if (s == a.warmup) {
       rt.wait_all();
       start = rt.clock().now();
-      moved_before = bytes_moved(rt, r.devices);
+      moved_before = sim_bytes_moved(rt, r.devices);
     }
   }
   rt.wait_all();
-  const auto moved = bytes_moved(rt, r.devices);
+  const LinkBytes moved = bytes_between(moved_before, sim_bytes_moved(rt, r.devices));
   for (std::size_t k = 0; k < kLinkKinds; ++k)
-    if (moved[k] > moved_before[k])
-      r.bytes_per_step[std::string(to_string(LinkKind(k)))] =
-          double(moved[k] - moved_before[k]) / double(a.steps);
+    if (moved[k] > 0)
+      r.bytes_per_step[std::string(to_string(LinkKind(k)))] = double(moved[k]) / double(a.steps);
   const double elapsed = rt.clock().now() - start;
   r.samples_per_s = elapsed > 0 ? double(a.steps) * double(batch) / elapsed : 0;
   r.memory_peaks = memory_peaks(rt, r.devices, held_before);
