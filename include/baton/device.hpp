@@ -64,6 +64,14 @@ class Event {
   // stands for an event recorded later (several commands' completion in one
   // record), the recorded event once there is one, else null.
   virtual Event* recorded() { return this; }
+  // The device's time from `start` to this event, both recorded by
+  // Queue::record_timed on one queue and both complete: what the commands
+  // between them took on the device, without the host's delay in seeing
+  // them end. < 0 where that is not known.
+  virtual double seconds_since(Event& start) {
+    (void)start;
+    return -1;
+  }
 };
 using EventPtr = std::shared_ptr<Event>;
 
@@ -116,6 +124,10 @@ class Queue {
                     std::size_t src_offset, std::size_t bytes) = 0;
   virtual void launch(const Kernel& kernel, Span span, const KernelArgs& args) = 0;
   virtual EventPtr record() = 0;
+  // An event that Event::seconds_since can time against another of this
+  // queue (CUDA's timing events, dearer than record()'s); null where the
+  // queue cannot time its commands.
+  virtual EventPtr record_timed() { return nullptr; }
   // Later commands of this queue start after `event` completes.
   virtual void wait(const EventPtr& event) = 0;
   // True when wait(event) orders later commands without blocking the calling

@@ -388,6 +388,8 @@ EventPtr Worker::enqueue(TaskRecord* t, Span span, std::uint64_t step, bool whol
     scratch_.launch.clear();
   }
   const KernelArgs args(scratch_.launch);
+  // After the waits: the chunk's time on the device is its launches' alone.
+  if (!whole) out.started = compute_.record_timed();
   try {
     for (std::uint64_t at = span.begin; at < span.end; at += step) {
       const Span piece{at, std::min(span.end, at + step)};
@@ -407,7 +409,9 @@ EventPtr Worker::enqueue(TaskRecord* t, Span span, std::uint64_t step, bool whol
     }
     throw;
   }
-  EventPtr done = whole ? task_done_event(t) : compute_.record();
+  EventPtr done = whole         ? task_done_event(t)
+                  : out.started ? compute_.record_timed()
+                                : compute_.record();
   if (t->tracked)
     out.bytes_out = record_writes(device_, t->args, span, unused, done, engine_.write_back());
   return done;
@@ -480,7 +484,7 @@ void Worker::issue_task(TaskRecord* t, int victim) {
   counters_.add(counters_.bytes_out, q.bytes_out);
   if (victim >= 0) counters_.add(counters_.steals, 1);
   engine_.issued(t, done, index_, *this);
-  InFlight f{t, nullptr, span, std::move(done), start, 0, traced, victim, after};
+  InFlight f{t, nullptr, span, std::move(done), start, 0, traced, victim, after, nullptr};
   // A device that runs work as it is enqueued (no pipeline) is done already.
   if (depth_ == 1 && flight_.empty() && done_now(f.done))
     completed(f);
@@ -528,7 +532,8 @@ void Worker::issue_chunk(Participation& p, const Take& take) {
   if (take.victim >= 0) counters_.add(counters_.steals, 1);
   ++p.in_flight;
   ++chunks_in_flight_;
-  InFlight f{t, &p, take.span, std::move(done), start, step, traced, take.victim};
+  InFlight f{t, &p, take.span, std::move(done), start, step, traced, take.victim, 0, nullptr};
+  f.started = std::move(q.started);
   if (depth_ == 1 && flight_.empty() && done_now(f.done))
     completed(f);
   else
@@ -597,7 +602,8 @@ bool Worker::reap(bool block) {
     double seconds = 0;
     if (done.issued_s >= 0)
       seconds =
-          shared_s * double(std::max<std::uint64_t>(1, done.span.size())) / double(timed_items);
+          chunk_seconds(done, shared_s * double(std::max<std::uint64_t>(1, done.span.size())) /
+                                  double(timed_items));
     completed(done, seconds);
   }
   return done_count > 0;
@@ -628,8 +634,18 @@ double Worker::since_previous(double issued_s) {
   return seconds;
 }
 
+double Worker::chunk_seconds(const InFlight& f, double host_s) {
+  if (!f.started) return host_s;
+  try {
+    const double s = f.done->seconds_since(*f.started);
+    return s >= 0 ? s : host_s;
+  } catch (const Error&) {  // a device lost since: its chunk is done, its time the host's
+    return host_s;
+  }
+}
+
 void Worker::completed(InFlight& f) {
-  completed(f, f.issued_s >= 0 ? since_previous(f.issued_s) : 0);
+  completed(f, f.issued_s >= 0 ? chunk_seconds(f, since_previous(f.issued_s)) : 0);
 }
 
 void Worker::completed(InFlight& f, double seconds) {

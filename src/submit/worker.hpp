@@ -129,6 +129,9 @@ class Worker {
     double traced_s = -1;     // when it was issued, while tracing; < 0: not traced
     int victim = -1;          // >= 0: stolen from that device
     std::uint64_t after = 0;  // traced: devices of the predecessors it waited for (TraceSpan)
+    // Chunks on a queue that times its commands: recorded before the launch,
+    // `done` after it (Queue::record_timed).
+    EventPtr started;
   };
   // Notes a span in the trace for `f`, done now, if it is traced.
   void trace(const InFlight& f, double now_s);
@@ -150,6 +153,7 @@ class Worker {
   struct Enqueued {
     std::uint64_t bytes_in = 0, bytes_out = 0;
     std::uint64_t launched = 0;  // items launched, also when a launch failed
+    EventPtr started;            // a chunk's timing start (InFlight::started)
   };
   // Enqueues items `span` of `t` (waits, copies in, launches of at most
   // `step` items, writes); returns its completion event. `whole`: the whole
@@ -162,6 +166,9 @@ class Worker {
   // Seconds since the previous completion, or since `issued_s` if later; the
   // next is timed from now.
   double since_previous(double issued_s);
+  // A chunk's time: on the device where its queue times it (the host sees
+  // completions late and in batches), else `host_s`, the host's figure.
+  static double chunk_seconds(const InFlight& f, double host_s);
   void completed(InFlight& f);  // done now: timed since the previous completion
   void completed(InFlight& f, double seconds);
   void chunk_completed(Participation& p, Span span, std::uint64_t step, double seconds);

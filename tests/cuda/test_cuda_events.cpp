@@ -72,6 +72,40 @@ TEST(CudaEvents, OrderCopyInComputeAndCopyOutStreams) {
   dev.release(dout);
 }
 
+// Timed events give a chunk's time on the GPU (the worker's chunk times):
+// two equal kernels take twice one, and the host's later look adds nothing.
+TEST(CudaEvents, TimedEventsGiveTheTimeOnTheDevice) {
+  BATON_REQUIRE_CUDA();
+  if (detail::builtin_cuda_fatbin().empty()) GTEST_SKIP() << "built without nvcc";
+  CudaSet set("0");
+  auto& dev = set[0];
+  Queue& cq = dev.queue(QueueRole::compute);
+  DeviceMemory din = dev.allocate(kN * 4), dout = dev.allocate(kN * 4);
+  std::vector<LaunchArg> args{buffer_arg(din, 4), buffer_arg(dout, 4), scalar_arg(kA),
+                              scalar_arg(kB), scalar_arg(kSlowIters)};
+  const Kernel fma = builtin("baton_fma");
+  cq.launch(fma, Span{0, kN}, KernelArgs(args));  // loads the module
+  cq.finish();
+  const auto host_start = std::chrono::steady_clock::now();
+  EventPtr a = cq.record_timed();
+  cq.launch(fma, Span{0, kN}, KernelArgs(args));
+  EventPtr b = cq.record_timed();
+  cq.launch(fma, Span{0, kN}, KernelArgs(args));
+  EventPtr c = cq.record_timed();
+  EventPtr untimed = cq.record();
+  cq.finish();
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  const double host_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - host_start).count();
+  const double one = b->seconds_since(*a), two = c->seconds_since(*a);
+  EXPECT_GT(one, 0);
+  EXPECT_NEAR(two / one, 2.0, 0.3);
+  EXPECT_LT(two + 0.03, host_s);
+  EXPECT_LT(untimed->seconds_since(*a), 0);  // recorded without timing: not known
+  dev.release(din);
+  dev.release(dout);
+}
+
 TEST(CudaEvents, OrderWorkAcrossPartitions) {
   BATON_REQUIRE_CUDA();
   if (!cuda::driver().has_green_contexts) GTEST_SKIP() << "driver without green contexts";

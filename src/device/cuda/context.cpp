@@ -58,6 +58,7 @@ Context::~Context() {
     ContextGuard guard(ctx_);
     for (auto& fn : on_destroy_) fn();
     for (CUevent e : events_) d.cuEventDestroy(e);
+    for (CUevent e : timed_events_) d.cuEventDestroy(e);
   }
   if (green_) d.cuGreenCtxDestroy(green_);
 }
@@ -74,24 +75,25 @@ CUstream Context::create_stream() {
   return s;
 }
 
-CUevent Context::take_event() {
+CUevent Context::take_event(bool timed) {
   {
     std::lock_guard lock(mu_);
-    if (!events_.empty()) {
-      CUevent e = events_.back();
-      events_.pop_back();
+    std::vector<CUevent>& pool = timed ? timed_events_ : events_;
+    if (!pool.empty()) {
+      CUevent e = pool.back();
+      pool.pop_back();
       return e;
     }
   }
   ContextGuard guard(ctx_);
   CUevent e = nullptr;
-  BATON_CU(gpu_->name(), cuEventCreate, &e, CU_EVENT_DISABLE_TIMING);
+  BATON_CU(gpu_->name(), cuEventCreate, &e, timed ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING);
   return e;
 }
 
-void Context::give_event(CUevent e) {
+void Context::give_event(CUevent e, bool timed) {
   std::lock_guard lock(mu_);
-  events_.push_back(e);
+  (timed ? timed_events_ : events_).push_back(e);
 }
 
 }  // namespace baton::cuda

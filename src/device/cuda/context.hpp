@@ -29,9 +29,10 @@ class Context {
   int sm_count() const { return sm_count_; }
 
   CUstream create_stream();  // non-blocking, in this context
-  // Events (timing disabled) are recycled: record() runs once per chunk.
-  CUevent take_event();
-  void give_event(CUevent e);
+  // Events are recycled: record() runs once per chunk. `timed`: with timing
+  // (record_timed), else timing disabled (cheaper to record and wait for).
+  CUevent take_event(bool timed = false);
+  void give_event(CUevent e, bool timed = false);
 
   // Runs `fn`, with this context current, when the context is destroyed: for
   // state a library keeps per context (cuBLAS handles).
@@ -48,7 +49,7 @@ class Context {
   CUgreenCtx green_;
   int sm_count_;
   std::mutex mu_;
-  std::vector<CUevent> events_;
+  std::vector<CUevent> events_, timed_events_;
   std::vector<std::function<void()>> on_destroy_;
 };
 

@@ -39,6 +39,15 @@ bool CudaEvent::ready() {
   return true;
 }
 
+double CudaEvent::seconds_since(Event& start) {
+  auto* from = dynamic_cast<CudaEvent*>(start.recorded());
+  if (!timed_ || !from || !from->timed_) return -1;
+  ContextGuard guard(ctx_->handle());
+  float ms = 0;
+  BATON_CU(ctx_->gpu().name(), cuEventElapsedTime, &ms, from->event_, event_);
+  return double(ms) * 1e-3;
+}
+
 CudaQueue::CudaQueue(std::shared_ptr<Context> ctx, ModuleCache& modules, std::string where)
     : ctx_(std::move(ctx)), modules_(modules), where_(std::move(where)) {
   stream_ = ctx_->create_stream();
@@ -136,10 +145,10 @@ void CudaQueue::launch(const Kernel& kernel, Span span, const KernelArgs& args) 
   if (r != CUDA_SUCCESS) check(r, ("cuLaunchKernel(" + code->entry + ")").c_str(), where_);
 }
 
-EventPtr CudaQueue::record() {
+EventPtr CudaQueue::record_event(bool timed) {
   ContextGuard guard(ctx_->handle());
-  CUevent e = ctx_->take_event();
-  auto event = std::make_shared<CudaEvent>(ctx_, e, stream_);
+  CUevent e = ctx_->take_event(timed);
+  auto event = std::make_shared<CudaEvent>(ctx_, e, stream_, timed);
   BATON_CU(where_, cuEventRecord, e, stream_);
   return event;
 }

@@ -14,11 +14,13 @@ namespace baton::cuda {
 
 class CudaEvent final : public Event {
  public:
-  CudaEvent(std::shared_ptr<Context> ctx, CUevent event, CUstream stream)
-      : ctx_(std::move(ctx)), event_(event), stream_(stream) {}
-  ~CudaEvent() override { ctx_->give_event(event_); }
+  CudaEvent(std::shared_ptr<Context> ctx, CUevent event, CUstream stream, bool timed = false)
+      : ctx_(std::move(ctx)), event_(event), stream_(stream), timed_(timed) {}
+  ~CudaEvent() override { ctx_->give_event(event_, timed_); }
   void wait() override;
   bool ready() override;
+  // cuEventElapsedTime, where both were recorded with timing.
+  double seconds_since(Event& start) override;
   CUevent handle() const { return event_; }
   CUstream stream() const { return stream_; }  // where it was recorded
 
@@ -26,6 +28,7 @@ class CudaEvent final : public Event {
   std::shared_ptr<Context> ctx_;
   CUevent event_;
   CUstream stream_;
+  bool timed_;
 };
 
 class CudaQueue final : public Queue {
@@ -45,7 +48,8 @@ class CudaQueue final : public Queue {
   // Kernel::native_fn(cuda) when set (it gets the CUstream), else the
   // kernel's CUDA code, one thread per item in blocks of 256.
   void launch(const Kernel& kernel, Span span, const KernelArgs& args) override;
-  EventPtr record() override;
+  EventPtr record() override { return record_event(false); }
+  EventPtr record_timed() override { return record_event(true); }
   // A CUDA event of this process is waited for on the GPU (one of this very
   // stream needs nothing: the stream is in order); any other event on this
   // host thread.
@@ -58,6 +62,7 @@ class CudaQueue final : public Queue {
   CUcontext context() const { return ctx_->handle(); }
 
  private:
+  EventPtr record_event(bool timed);
   std::shared_ptr<Context> ctx_;
   ModuleCache& modules_;
   std::string where_;
