@@ -94,6 +94,10 @@ class Clock {
   // A parker for a device's worker thread (worker) or for a host thread
   // that waits for tasks to finish.
   virtual std::unique_ptr<Parker> make_parker(bool worker) = 0;
+  // Called before a device's worker thread is started, on the thread that
+  // starts it: from then on it counts as running (virtual time must not pass
+  // the work it is about to take up while it is still starting).
+  virtual void worker_starting() {}
   // Called on a device's worker thread when it starts and before it ends.
   virtual void attach_worker() {}
   virtual void detach_worker() {}

@@ -41,6 +41,7 @@ Worker::~Worker() {
 }
 
 void Worker::start() {
+  clock_.worker_starting();
   thread_ = std::thread([this] { run(); });
 }
 

@@ -44,10 +44,13 @@ bool SimClock::is_worker() const {
   return worker_of == this;
 }
 
-void SimClock::attach_worker() {
+void SimClock::worker_starting() {
   std::lock_guard lock(mu_);
-  worker_of = this;
   ++running_workers_;
+}
+
+void SimClock::attach_worker() {
+  worker_of = this;
 }
 
 void SimClock::detach_worker() {

@@ -22,6 +22,7 @@ class SimClock final : public Clock, public std::enable_shared_from_this<SimCloc
   double now() const override { return now_.load(std::memory_order_acquire); }
   bool is_virtual() const override { return true; }
   std::unique_ptr<Parker> make_parker(bool worker) override;
+  void worker_starting() override;
   void attach_worker() override;
   void detach_worker() override;
   // Blocks the calling thread until virtual time reaches `t`.
