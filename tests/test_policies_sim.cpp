@@ -211,6 +211,38 @@ TEST(PoliciesSim, WsKeepsUpOnAFewHeavyItems) {
   }
 }
 
+// Heavy items on a partition of 64 SMs (2^17 threads at once), as on the
+// H200: of a device's own share, every chunk but one is whole waves (two
+// half waves there took 1.27x one whole wave, and ws 0.89x of weighted).
+TEST(PoliciesSim, WsRunsWholeWaves) {
+  detail::MachineView machine;
+  machine.devices = 2;
+  machine.paths.assign(2, std::vector<PathCost>(2));
+  const std::vector<std::uint64_t> at_once{131072, 16384};
+  detail::Plan plan;
+  plan.items = 399561 + 48219;  // the shares of the H200 run
+  plan.max_chunk = 1 << 20;
+  plan.min_chunk = 1;
+  plan.weights = {399561, 48219};
+  plan.paths = &machine.paths;
+  plan.parallel_items = &at_once;
+  auto policy = detail::find_policy("ws").make(machine);
+  auto source = policy->make_chunk_source();
+  source->start(plan);
+  for (int dev : {0, 1}) {
+    std::string parts;  // of its own share
+    int partial = 0;
+    while (auto t = source->next(dev)) {
+      source->completed(dev, t->span, double(t->span.size()) * 1e-9);
+      if (t->victim >= 0) continue;
+      parts += ' ';
+      parts += std::to_string(t->span.size());
+      partial += t->span.size() % at_once[dev] != 0;
+    }
+    EXPECT_LE(partial, 1) << "device " << dev << ":" << parts;
+  }
+}
+
 // A fast device whose worker starts a little late keeps its first share: a
 // slow thief that would finish half of it after the owner finished the lot
 // takes nothing; once the owner has started, stealing is as before.

@@ -181,18 +181,34 @@ class WsSource final : public ChunkSource {
     b.lo = std::max(b.lo, plan_.least_span(dev));
     b.hi = std::max(b.hi, b.lo);
     std::uint64_t c = guided_chunk(unstarted(), share, plan_.tail_split, b.lo, b.hi);
+    const std::uint64_t wave = lanes(dev);
+    if (c > wave) c -= c % wave;           // whole waves (run())
     return (c + quantum_ - 1) / quantum_;  // in units
+  }
+
+  // What dev runs at once, in units.
+  std::uint64_t wave_units(int dev) const {
+    return std::max<std::uint64_t>(1, lanes(dev) / quantum_);
   }
 
   // Keeps the first `grain` units of t.span to run now; the rest goes back to
   // dev's deque in halving pieces, largest first, so the largest sits on top.
+  // The lower pieces, which the owner runs first, are whole waves of what it
+  // runs at once: on a GPU a span of part of a wave takes most of a whole
+  // one's time (two half waves of 2^18-fma items took 1.27x one whole wave on
+  // an H200 partition), so what is left over of a wave goes on top, to run
+  // last or be stolen.
   Take run(Take t, std::uint64_t grain, int dev) {
     Span& s = t.span;
     if (s.size() > grain) {
       Span rest{s.begin + grain, s.end};
       s.end = rest.begin;
+      const std::uint64_t wave = wave_units(dev);
       while (rest.size() > grain) {  // upper halves, largest first
-        std::uint64_t mid = rest.begin + rest.size() / 2;
+        std::uint64_t half = rest.size() / 2;
+        half = half >= wave ? half - half % wave : wave;
+        if (half >= rest.size()) break;
+        const std::uint64_t mid = rest.begin + half;
         push(dev, {mid, rest.end});
         rest.end = mid;
       }
