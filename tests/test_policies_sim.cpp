@@ -243,6 +243,21 @@ TEST(PoliciesSim, WsRunsWholeWaves) {
   }
 }
 
+// A kernel whose GPU code is a native launcher (cuBLAS: a micro-batch of
+// training over the whole GPU) runs no item a thread: its spans are not
+// rounded up to waves of threads, so ws cuts a device's share into chunks
+// (it once took each share whole, and weighed steals as whole waves).
+TEST(PoliciesSim, ANativeKernelsItemsAreNotThreads) {
+  auto rt = sim_rt("sim:" BATON_TEST_DIR "/sim_waves.json");  // time only: stands for CUDA
+  Kernel gemm("micro_batches");
+  gemm.native(BackendKind::cuda, [](void*, Span, const KernelArgs&) {});
+  gemm.cost([](Span s) { return 1e6 * double(s.size()); });
+  rt.calibrate(Range{64, 0}, gemm);
+  const RunStats ws = rt.parallel_for(Range{64, 0}, gemm, Policy::by_name("ws"));
+  EXPECT_GT(ws.devices[0].chunks, 1u);
+  EXPECT_GE(ws.efficiency, 0.9);
+}
+
 // A fast device whose worker starts a little late keeps its first share: a
 // slow thief that would finish half of it after the owner finished the lot
 // takes nothing; once the owner has started, stealing is as before.

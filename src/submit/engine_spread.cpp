@@ -61,7 +61,15 @@ void Engine::start_split(TaskRecord* t) {
   plan.tail_split = std::max(1.0, o.tail_split);
   plan.weights.assign(w.begin(), w.end());
   plan.paths = &machine_.paths;
-  plan.parallel_items = &machine_.parallel_items;
+  // A device runs an item a thread, in waves (DeviceInfo::parallel_items),
+  // where the kernel's code there is its own; a native launcher (cuBLAS, a
+  // grid of its own choosing) runs each item over the whole device: a
+  // micro-batch of training is no thread.
+  const Kernel& kernel = t->kernel->kernel;
+  run->least_spans = machine_.parallel_items;
+  for (std::size_t d = 0; d < workers_.size(); ++d)
+    if (kernel.native_fn(workers_[d]->device().info().code_backend())) run->least_spans[d] = 1;
+  plan.parallel_items = &run->least_spans;
   plan.bytes_per_item = bytes_per_item(t->args);
   run->source->start(plan);
 

@@ -212,7 +212,11 @@ double SimDevice::finish_time(double start, const Kernel& kernel, Span span) con
     if (s > 0) return start + s * spec_.speed / speed_at(start);
   }
   double work = kernel.cost_of(span);
-  if (const std::uint64_t lanes = spec_.parallel_items; lanes > 0 && span.size() > 0) {
+  const std::uint64_t lanes = spec_.parallel_items;
+  // Whole waves where the kernel runs an item a thread: not where the code of
+  // the backend it stands for is a native launcher (engine_spread.cpp).
+  const bool threads = !kernel.native_fn(info().code_backend());
+  if (lanes > 0 && span.size() > 0 && threads) {
     // Whole waves: the last one, however full, takes as long as the others.
     const std::uint64_t waves = (span.size() + lanes - 1) / lanes;
     work *= double(waves * lanes) / double(span.size());
