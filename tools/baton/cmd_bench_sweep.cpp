@@ -140,7 +140,9 @@ void run_sweep(const SweepArgs& args) {
   head.push_back("GB/s (ws)");
   if (ws >= 0 && st >= 0 && wt >= 0) head.push_back("ws vs best baseline");
   Table t(head);
-  int losses = 0, short_of_oracle = 0, long_runs = 0;
+  // Issue 9's range is runs of 5 ms to 1 s; a shape whose buffers hit the
+  // memory cap can run shorter than asked, where a few chunks' start-up shows.
+  int losses = 0, short_of_oracle = 0, long_runs = 0, losses_5ms = 0, runs_5ms = 0;
   for (const Row& r : rows) {
     const RunStats& main = r.runs[ws >= 0 ? ws : 0];
     std::vector<std::string> cells{std::to_string(r.shape.iters), std::to_string(r.shape.bytes),
@@ -164,6 +166,7 @@ void run_sweep(const SweepArgs& args) {
       const double ratio = r.runs[ws].makespan_s > 0 ? best / r.runs[ws].makespan_s : 0;
       const bool lost = ratio < 0.98;
       losses += lost;
+      if (best >= 0.005) ++runs_5ms, losses_5ms += lost;
       cells.push_back(fixed(ratio, 3) + "x" + (lost ? "  LOSES" : ""));
       jr["ws_vs_best_baseline"] = ratio;
     }
@@ -175,6 +178,7 @@ void run_sweep(const SweepArgs& args) {
     j["rows"].push_back(jr);
   }
   j["ws_losses"] = losses;
+  j["ws_losses_on_runs_of_5ms_or_more"] = losses_5ms;
   j["ws_below_95_percent_on_20ms_runs"] = short_of_oracle;
   if (emit_json(j, args.json, args.json_out)) return;
   std::string names;
@@ -183,8 +187,10 @@ void run_sweep(const SweepArgs& args) {
               names.c_str(), args.repeat);
   std::fputs(t.str().c_str(), stdout);
   if (ws >= 0 && st >= 0 && wt >= 0)
-    std::printf("ws more than 2%% behind the better of static and weighted: %d of %zu cases\n",
-                losses, rows.size());
+    std::printf(
+        "ws more than 2%% behind the better of static and weighted: %d of %zu cases; on runs of 5 "
+        "ms or more (the better baseline's): %d of %d\n",
+        losses, rows.size(), losses_5ms, runs_5ms);
   if (ws >= 0)
     std::printf("ws below 95%% of the oracle on runs of 20 ms or more: %d of %d\n", short_of_oracle,
                 long_runs);
