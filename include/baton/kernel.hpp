@@ -133,6 +133,11 @@ class Kernel {
   const GpuCode* cuda_code() const { return impl_->has_cuda ? &impl_->cuda : nullptr; }
   const GpuCode* opencl_code() const { return impl_->has_opencl ? &impl_->opencl : nullptr; }
   const NativeFn* native_fn(BackendKind b) const;
+  // True where the code for backend `b` runs an item a thread, so that a
+  // device runs its items in waves (DeviceInfo::parallel_items); false for a
+  // native launcher (cuBLAS, a grid of its own choosing), whose every item
+  // runs over the whole device (a micro-batch of training is no thread).
+  bool item_per_thread(BackendKind b) const { return !native_fn(b); }
   double cost_of(Span s) const { return impl_->cost ? impl_->cost(s) : double(s.size()); }
   double traffic_of(Span s) const { return impl_->traffic ? impl_->traffic(s) : 0.0; }
   // Bit i: argument i is not touched on backend `b` (see unused()).

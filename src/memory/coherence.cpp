@@ -153,12 +153,16 @@ void BufferState::take_landing(std::uint64_t b, std::uint64_t e, std::vector<Eve
   home_landing_.erase(b, e);
 }
 
+void BufferState::after_landing(Queue& q, std::uint64_t b, std::uint64_t e) {
+  std::vector<EventPtr> older;
+  take_landing(b, e, older);
+  for (const EventPtr& ev : older) q.wait(ev);
+}
+
 EventPtr BufferState::to_host(Replica& src, Span piece, const EventPtr& src_ready) {
   Queue& out = src.device->queue(QueueRole::copy_out);
   if (src_ready) out.wait(src_ready);
-  std::vector<EventPtr> older;
-  take_landing(piece.begin, piece.end, older);
-  for (const EventPtr& e : older) out.wait(e);
+  after_landing(out, piece.begin, piece.end);
   out.read(static_cast<char*>(host_) + piece.begin, src.memory, piece.begin, piece.size(),
            host_kind());
   EventPtr landed = out.record();
@@ -271,9 +275,7 @@ EventPtr BufferState::write_back(Device& dev, Queue& q, std::uint64_t b, std::ui
   std::lock_guard lock(mu_);
   Replica& src = at(dev.info().memory_node);
   if (after) q.wait(after);
-  std::vector<EventPtr> older;
-  take_landing(b, e, older);
-  for (const EventPtr& ev : older) q.wait(ev);
+  after_landing(q, b, e);
   q.read(static_cast<char*>(host_) + b, src.memory, b, e - b, host_kind());
   EventPtr done = q.record();
   replicas_[kHostNode].valid.assign(b, e, done);

@@ -132,6 +132,9 @@ class BufferState {
   // Copies home over [b, e) that may still be landing: into `pending`, and
   // forgotten (whoever waits for them now orders what comes after). mu_ held.
   void take_landing(std::uint64_t b, std::uint64_t e, std::vector<EventPtr>& pending);
+  // A copy home over [b, e) about to be queued on `q` follows those still
+  // landing there. mu_ held.
+  void after_landing(Queue& q, std::uint64_t b, std::uint64_t e);
 
   std::mutex mu_;
   std::size_t bytes_;

@@ -213,11 +213,9 @@ double SimDevice::finish_time(double start, const Kernel& kernel, Span span) con
   }
   double work = kernel.cost_of(span);
   const std::uint64_t lanes = spec_.parallel_items;
-  // Whole waves where the kernel runs an item a thread: not where the code of
-  // the backend it stands for is a native launcher (engine_spread.cpp).
-  const bool threads = !kernel.native_fn(info().code_backend());
-  if (lanes > 0 && span.size() > 0 && threads) {
-    // Whole waves: the last one, however full, takes as long as the others.
+  if (lanes > 0 && span.size() > 0 && kernel.item_per_thread(info().code_backend())) {
+    // Whole waves, where the code of the backend it stands for runs an item
+    // a thread: the last one, however full, takes as long as the others.
     const std::uint64_t waves = (span.size() + lanes - 1) / lanes;
     work *= double(waves * lanes) / double(span.size());
   }
