@@ -28,7 +28,8 @@ class PerDevice {
 
 // The launching device's instance, whole, read and written. Tasks pinned to
 // one device (baton::on) follow only the earlier tasks that touched that
-// device's instance; any other task follows all of them.
+// device's instance, and fail if that device does; any other task follows
+// all of them.
 template <class T>
 BufferArg local(const PerDevice<T>& b) {
   return {b.state(), Access::inout, sizeof(T), whole};

@@ -20,7 +20,9 @@ inline constexpr Split split{};
 
 // Passed among a task's arguments: run it on device `device` (its index in
 // Runtime::devices()), or, with baton::split, spread it over that device
-// alone. If that device fails the task runs elsewhere.
+// alone. If that device fails the task runs elsewhere, unless it uses that
+// device's instance of a per-device buffer (baton::local), which went with
+// the device: then it fails (Errc::device_failed), as do the tasks after it.
 struct On {
   int device = -1;
 };

@@ -334,12 +334,31 @@ void Engine::make_ready(TaskRecord* t, Worker* from) {
     place_single(t, from);
 }
 
+// A task pinned to a device that works on that device's instance of a
+// per-device buffer (baton::local) means that instance: run elsewhere it
+// would take another device's and answer wrong, silently. It fails with its
+// device instead, and what follows it fails too.
+bool Engine::lost_with_its_device(TaskRecord* t, Worker* from) {
+  if (t->pinned < 0 || workers_[t->pinned]->alive()) return false;
+  const bool own_instance = std::any_of(t->args.begin(), t->args.end(), [](const RunArg& a) {
+    return a.is_buffer && a.buffer.state->instances() && a.buffer.mode != Access::in;
+  });
+  if (!own_instance) return false;
+  fail(t,
+       std::make_exception_ptr(Error(Errc::device_failed, t->kernel->kernel.name(),
+                                     machine_.names[t->pinned] +
+                                         " failed, and with it its instance of a per-device "
+                                         "buffer this task was pinned there to use")),
+       from);
+  return true;
+}
+
 void Engine::place_single(TaskRecord* t, Worker* from) {
   thread_local std::vector<double> transfer;
   SchedulingPolicy& pol = policy(t);
   int d = kAnyDevice;
   const std::vector<double>& weights = weights_of(t);
-  if (fail_if_no_device(t, weights, from)) return;
+  if (lost_with_its_device(t, from) || fail_if_no_device(t, weights, from)) return;
   if (t->pinned >= 0 && weights[t->pinned] > 0) {
     d = t->pinned;
   } else {

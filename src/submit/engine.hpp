@@ -166,6 +166,8 @@ class Engine final : public HostAccessGuard {
   void place_single(TaskRecord* t, Worker* from);
   // Fails `t` naming every failed device's cause when no weight is left.
   bool fail_if_no_device(TaskRecord* t, const std::vector<double>& weights, Worker* from);
+  // Fails `t` where it is pinned to a failed device whose per-device instance it uses.
+  bool lost_with_its_device(TaskRecord* t, Worker* from);
   int by_capability(const std::vector<double>& weights);
   void fill_weights(const TaskRecord* t, std::vector<double>& weights) const;
   // fill_weights(), from a cache of this thread's (valid until its next call).

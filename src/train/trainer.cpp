@@ -369,6 +369,14 @@ void Trainer::stage(Batch& next) {
   rt_.submit(Range{1}, kernels_.stage, in(next.x, whole), in(next.y, whole), on(first));
 }
 
+void Trainer::settle_published() {
+  for (Task p : published_) try {
+      rt_.wait(p);
+    } catch (const Error& e) {
+      if (e.code() != Errc::device_failed) throw;
+    }
+}
+
 bool Trainer::drop_failed(const RunStats& grad, std::vector<std::string>& failures) {
   // A device may also fail after its micro-batches, while publishing them:
   // its slot then holds what another device's accumulator held.
@@ -435,12 +443,13 @@ StepResult Trainer::step() {
   if (shared_) {
     drop_failed(r.grad, r.failures);
   } else {
-    // A slot's publish is pinned to its device: where one failed, the
+    // A slot's publish is pinned to its device and reads that device's
+    // accumulator: where one failed, its publish failed with it, and the
     // survivors accumulate and publish the step again, then update.
-    for (Task p : published_) rt_.wait(p);
+    settle_published();
     while (drop_failed(r.grad, r.failures)) {
       r.grad = rt_.wait(accumulate(step_));
-      for (Task p : published_) rt_.wait(p);
+      settle_published();
     }
     updated = update();
   }
@@ -467,6 +476,7 @@ StepResult Trainer::step() {
 
 std::vector<float> Trainer::gradient(int step) {
   rt_.wait(accumulate(step));
+  settle_published();
   const std::size_t n = layout_.params();
   std::vector<float> sum(n, 0.0f);
   if (shared_) {  // each device's accumulator that holds this accumulation, in device order

@@ -169,6 +169,9 @@ class Trainer {
   // processes, on the leader GPU or on the host, and submits each bucket's
   // update as soon as its sum is known.
   void update_across_processes(const std::vector<std::vector<collective::Piece>>& owned, Update& u);
+  // Waits for the publishes; one that failed with its device raises nothing
+  // (drop_failed notes the device, and the step is accumulated again).
+  void settle_published();
   // Leaves out the devices that failed in `grad`, noting them; true if any did.
   bool drop_failed(const RunStats& grad, std::vector<std::string>& failures);
   void learn(const RunStats& grad);

@@ -364,6 +364,39 @@ TEST_P(Conformance, ADeviceFailingMidGraphLosesNothing) {
   for (int v : counts.read()) ASSERT_EQ(v, int(steps));
 }
 
+// A task pinned to a device that uses that device's instance of a
+// per-device buffer fails with the device: run elsewhere, it would take
+// another device's instance and answer wrong. A pinned task on coherent
+// buffers runs elsewhere, and the other devices' instances stay.
+TEST_P(Conformance, APinnedTaskOnALostInstanceFailsWithItsDevice) {
+  std::string victim;
+  {
+    CONFORMANCE_OPEN(probe);
+    if (probe->devices().size() < 2) GTEST_SKIP() << GetParam() << " has one device";
+    victim = probe->devices().back()->name();
+  }
+  CONFORMANCE_OPEN(rt, victim + ":after=1");
+  const int v = int(rt->devices().size()) - 1;
+  Kernel tally = workloads::tally_kernel();
+  auto counts = rt->per_device<int>(1);
+  rt->wait(rt->submit(Range{5}, tally, local(counts), on(v)));  // its one launch
+  try {
+    rt->wait(rt->submit(Range{7}, tally, local(counts), on(v)));
+    FAIL() << "a task on the lost instance of " << victim << " ran";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::device_failed) << e.what();
+    EXPECT_NE(std::string(e.what()).find(victim + " failed"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(rt->failed(v));
+  const std::size_t n = 1000;
+  auto x = rt->buffer<int>(n);
+  std::fill(x.host().begin(), x.host().end(), 1);
+  rt->wait(rt->submit(Range{n}, workloads::count_kernel(), inout(x), on(v)));
+  for (int c : x.read()) ASSERT_EQ(c, 2);
+  rt->wait(rt->submit(Range{3}, tally, local(counts), on(0)));
+  EXPECT_EQ(rt->read(counts, 0)[0], 3);
+}
+
 // When every device fails, the error names each one and why.
 TEST_P(Conformance, WhenEveryDeviceFailsTheErrorListsEachCause) {
   std::string faults;
