@@ -379,7 +379,7 @@ void Trainer::settle_published() {
 
 bool Trainer::drop_failed(const RunStats& grad, std::vector<std::string>& failures) {
   // A device may also fail after its micro-batches, while publishing them:
-  // its slot then holds what another device's accumulator held.
+  // its publish then failed with it (a task pinned to its accumulator).
   const auto failed = [&](int d) { return grad.devices[std::size_t(d)].failed || rt_.failed(d); };
   if (std::none_of(devices_.begin(), devices_.end(), failed)) return false;
   for (int d : devices_)
