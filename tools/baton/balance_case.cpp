@@ -68,12 +68,6 @@ int width_of(int bytes) {
             "read and one written per 8)");
 }
 
-RunStats median_run(std::vector<RunStats> runs) {
-  std::sort(runs.begin(), runs.end(),
-            [](const auto& a, const auto& b) { return a.makespan_s < b.makespan_s; });
-  return runs[runs.size() / 2];
-}
-
 RunStats joined_runs(const std::vector<RunStats>& runs) {
   RunStats all = runs.front();
   const RunStats& last = runs.back();

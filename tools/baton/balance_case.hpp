@@ -4,6 +4,7 @@
 // reference, and, on a policy's first run, every element written.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,8 +28,18 @@ struct Shape {
 
 // Floats read and written per item for `bytes`; throws Error(invalid_argument).
 int width_of(int bytes);
-// The run of median makespan among `runs` (not empty): what a policy's row reports.
-RunStats median_run(std::vector<RunStats> runs);
+// The one of median makespan among `xs` (not empty), `run(x)` giving each
+// one's RunStats: what a policy's row reports.
+template <class T, class Run>
+T median_by_makespan(std::vector<T> xs, Run run) {
+  std::sort(xs.begin(), xs.end(),
+            [&](const T& a, const T& b) { return run(a).makespan_s < run(b).makespan_s; });
+  return xs[xs.size() / 2];
+}
+inline RunStats median_run(std::vector<RunStats> runs) {
+  return median_by_makespan(std::move(runs),
+                            [](const RunStats& r) -> const RunStats& { return r; });
+}
 // Runs one after another (passes) as one: from the first's start to the
 // last's end, their items, oracle times and each device's figures summed.
 RunStats joined_runs(const std::vector<RunStats>& runs);

@@ -127,9 +127,8 @@ void run_balance(const BalanceArgs& args) {
       }
       reps.push_back({run, bytes});
     }
-    std::sort(reps.begin(), reps.end(),
-              [](const auto& a, const auto& b) { return a.run.makespan_s < b.run.makespan_s; });
-    results.push_back(reps[reps.size() / 2]);
+    results.push_back(median_by_makespan(
+        std::move(reps), [](const Measured& m) -> const RunStats& { return m.run; }));
   }
   progress_done();
   recording.stop();
