@@ -34,6 +34,10 @@ namespace baton::detail {
 struct KernelEntry {
   Kernel kernel;
   std::vector<char> runs_on;  // per device: its backend has an implementation
+  // Per device: the items it runs at once of this kernel, its waves
+  // (DeviceInfo::parallel_items), or 1 where its code is a native launcher,
+  // whose every item runs over the whole device.
+  std::vector<std::uint64_t> parallel_items;
   // Per device: the kernel's standalone rate once calibrated, else the peak
   // figure; 0 where it cannot run. Read by placement on any thread.
   std::unique_ptr<std::atomic<double>[]> weights;

@@ -61,13 +61,7 @@ void Engine::start_split(TaskRecord* t) {
   plan.tail_split = std::max(1.0, o.tail_split);
   plan.weights.assign(w.begin(), w.end());
   plan.paths = &machine_.paths;
-  // Waves of items only where the kernel's code runs an item a thread.
-  const Kernel& kernel = t->kernel->kernel;
-  run->least_spans = machine_.parallel_items;
-  for (std::size_t d = 0; d < workers_.size(); ++d)
-    if (!kernel.item_per_thread(workers_[d]->device().info().code_backend()))
-      run->least_spans[d] = 1;
-  plan.parallel_items = &run->least_spans;
+  plan.parallel_items = &t->kernel->parallel_items;
   plan.bytes_per_item = bytes_per_item(t->args);
   run->source->start(plan);
 

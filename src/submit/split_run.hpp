@@ -17,7 +17,6 @@ struct SplitRun {
   std::unique_ptr<ChunkSource> source;  // from its policy's pool
   int policy = -1;
   Plan plan;
-  std::vector<std::uint64_t> least_spans;   // per device, what plan.parallel_items points to
   std::atomic<std::uint64_t> remaining{0};  // items not yet counted complete
   std::mutex mu;                            // participating
   std::vector<char> participating;          // per device
