@@ -60,6 +60,9 @@ class Event {
   // Blocks until complete or about `seconds` have passed; true when complete.
   // The default polls ready(), first spinning, then sleeping in short steps.
   virtual bool wait_for(double seconds);
+  // The clock's time at which it completes, where that is known when it is
+  // recorded (a simulated device's); < 0 elsewhere.
+  virtual double due_s() const { return -1; }
   // What a queue waits for on the device: the event itself, or for one that
   // stands for an event recorded later (several commands' completion in one
   // record), the recorded event once there is one, else null.
@@ -82,6 +85,12 @@ class Parker {
   virtual ~Parker() = default;
   virtual void park() = 0;
   virtual void unpark() = 0;
+  // As park(), and returns once the clock reaches `t` too: for a virtual
+  // clock's parkers, whose events say when they complete (Event::due_s).
+  virtual void park_until(double t) {
+    (void)t;
+    park();
+  }
 };
 
 // Time as a set of devices sees it: the host's steady clock for hardware,
@@ -105,7 +114,12 @@ class Clock {
 // The host's steady clock, with futex-based parkers.
 Clock& host_clock();
 
-enum class QueueRole : std::uint8_t { compute, copy_in, copy_out };
+// A device's queues. `side` is a second compute queue: short kernels that
+// must not wait behind the long ones on `compute` (a collective's sums while
+// backward runs) go there, as NCCL's kernels go on a stream of their own.
+// A backend with one compute queue may return it for `side`.
+enum class QueueRole : std::uint8_t { compute, copy_in, copy_out, side };
+inline constexpr int kQueueRoles = 4;
 
 // Host memory at one end of a transfer: pageable, or pinned (allocated or
 // registered by the HostAllocator in use), which a GPU's copy engines reach

@@ -124,6 +124,9 @@ class Kernel {
   // launch gets an empty DeviceMemory) and a write there is not recorded.
   // E.g. fp32 master weights that a GPU's bf16 kernel does not read.
   Kernel& unused(BackendKind b, std::initializer_list<unsigned> args);
+  // Its launches go on the device's side queue (QueueRole::side), beside the
+  // long kernels of the compute queue rather than behind them.
+  Kernel& side_queue();
 
   const std::string& name() const { return impl_->name; }
   // Unique per Kernel object (copies share it): backends key compiled code on it.
@@ -142,6 +145,7 @@ class Kernel {
   double traffic_of(Span s) const { return impl_->traffic ? impl_->traffic(s) : 0.0; }
   // Bit i: argument i is not touched on backend `b` (see unused()).
   std::uint64_t unused_args(BackendKind b) const { return impl_->unused[int(b)]; }
+  bool uses_side_queue() const { return impl_->side; }
   // True when a device of backend `b` can run this kernel.
   bool runs_on(BackendKind b) const;
 
@@ -151,7 +155,7 @@ class Kernel {
     std::uint64_t id = 0;
     CpuFn cpu;
     GpuCode cuda, opencl;
-    bool has_cuda = false, has_opencl = false;
+    bool has_cuda = false, has_opencl = false, side = false;
     NativeFn native[kBackendCount];
     CostFn cost, traffic;
     std::uint64_t unused[kBackendCount] = {};

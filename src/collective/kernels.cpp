@@ -35,6 +35,8 @@ Kernel add_kernel() {
     // Two loads and a store an element, as the sim backend counts.
     k.cost([](Span s) { return 3.0 * double(s.size()); });
     k.traffic([](Span s) { return 12.0 * double(s.size()); });
+    // A reduction's sums run beside backward's long kernels, not behind them.
+    k.side_queue();
     return k;
   }();
   return shared;

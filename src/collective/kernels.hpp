@@ -6,7 +6,8 @@
 
 namespace baton::collective {
 
-// Over items x, to[x] += from[x] (arguments: inout(to), in(from)).
+// Over items x, to[x] += from[x] (arguments: inout(to), in(from)). On the
+// device's side queue (QueueRole::side), beside the compute queue's kernels.
 Kernel add_kernel();
 
 // Does nothing (arguments: any, in(...) parts): a task of it on a device

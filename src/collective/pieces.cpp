@@ -58,4 +58,19 @@ std::vector<Piece> shares(Piece whole, const std::vector<double>& weights, std::
   return out;
 }
 
+std::vector<Piece> uncovered(Piece p, std::vector<Piece> done) {
+  std::sort(done.begin(), done.end(), [](Piece a, Piece b) { return a.begin < b.begin; });
+  std::vector<Piece> left;
+  std::uint64_t at = p.begin;
+  for (const Piece d : done) {
+    if (d.end <= at || d.size() == 0) continue;
+    if (d.begin >= p.end) break;
+    if (d.begin > at) left.push_back({at, d.begin});
+    at = std::max(at, d.end);
+    if (at >= p.end) break;
+  }
+  if (at < p.end) left.push_back({at, p.end});
+  return left;
+}
+
 }  // namespace baton::collective

@@ -43,4 +43,7 @@ std::vector<Piece> buckets(std::uint64_t elements, std::uint64_t element_size,
 // be 0.
 std::vector<Piece> shares(Piece whole, const std::vector<double>& weights, std::uint64_t align);
 
+// The parts of `p` that none of `done` covers, in order (none where p is empty).
+std::vector<Piece> uncovered(Piece p, std::vector<Piece> done);
+
 }  // namespace baton::collective

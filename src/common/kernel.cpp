@@ -59,6 +59,11 @@ Kernel& Kernel::unused(BackendKind b, std::initializer_list<unsigned> args) {
   return *this;
 }
 
+Kernel& Kernel::side_queue() {
+  impl_->side = true;
+  return *this;
+}
+
 Kernel& Kernel::cost(CostFn fn) {
   impl_->cost = std::move(fn);
   return *this;

@@ -435,7 +435,7 @@ void Engine::release(std::vector<TaskRecord*>& successors, Worker* from) {
     if (s->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) make_ready(s, from);
 }
 
-void Engine::issued(TaskRecord* t, const EventPtr& done, int device, Worker& from) {
+void Engine::issued(TaskRecord* t, const EventPtr& done, int device, bool side, Worker& from) {
   if (!t->tracked) {  // nothing can follow it: no edges to guard, no event to keep
     t->state.store(TaskState::issued, std::memory_order_release);
     return;
@@ -451,7 +451,7 @@ void Engine::issued(TaskRecord* t, const EventPtr& done, int device, Worker& fro
   }
   for (TaskRecord* s : successors) {
     std::lock_guard lock(s->lock);
-    s->waits.push_back({done, device});
+    s->waits.push_back({done, device, side});
   }
   release(successors, &from);
   // The record keeps the capacity for its next task: no allocation per task.

@@ -40,11 +40,12 @@ struct TaskRef {
   friend bool operator==(const TaskRef&, const TaskRef&) = default;
 };
 
-// An event a task must follow, and the device whose compute queue recorded it
-// (a task on that same device follows it by queue order alone).
+// An event a task must follow, the device that recorded it and on which of
+// its queues (a task on that same queue follows it by queue order alone).
 struct EventWait {
   EventPtr event;
   int device = -1;
+  bool side = false;  // its side queue (QueueRole::side), else its compute queue
 };
 
 // Four cache lines. A task with no buffer touches the first two only

@@ -62,8 +62,9 @@ std::string TraceLog::finish(bool simulated) {
   // ended by the end of span `s` (a task waited for ends before its follower
   // does; the follower's span may start earlier, from its issue), just inside
   // that span's end, to the same time inside `s`. A worker's spans end in order.
+  std::vector<std::vector<TraceSpan>> tracks;  // filled below, read by depends()
   auto depends = [&](std::size_t track, std::size_t t, const TraceSpan& s) {
-    const auto& spans = per_track_[track];
+    const auto& spans = tracks[track];
     auto it = std::upper_bound(spans.begin(), spans.end(), s.end_s,
                                [](double v, const TraceSpan& p) { return v < p.end_s; });
     if (it == spans.begin()) return arrow("depends", track, s.begin_s, t, s.begin_s);
@@ -71,9 +72,23 @@ std::string TraceLog::finish(bool simulated) {
     arrow("depends", track, std::max(from.begin_s, from.end_s - 1e-9), t,
           std::clamp(from.end_s, s.begin_s, s.end_s));
   };
-  for (std::size_t t = 0; t < per_track_.size(); ++t) {
-    name_track(t, t < tracks_.size() ? tracks_[t] : "host");
-    for (const TraceSpan& s : per_track_[t]) {
+  // Side-queue spans overlap the compute queue's: each device's go on a track
+  // after every other (a tid past the host's), and the compute spans keep
+  // ending in order.
+  tracks.resize(per_track_.size());
+  for (std::size_t t = 0; t < tracks_.size(); ++t) {
+    auto& spans = per_track_[t];
+    auto side = std::stable_partition(spans.begin(), spans.end(),
+                                      [](const TraceSpan& s) { return !s.side; });
+    if (side == spans.end()) continue;
+    tracks.emplace_back(std::make_move_iterator(side), std::make_move_iterator(spans.end()));
+    spans.erase(side, spans.end());
+    name_track(tracks.size() - 1, tracks_[t] + " side");
+  }
+  for (std::size_t t = 0; t < per_track_.size(); ++t) tracks[t] = std::move(per_track_[t]);
+  for (std::size_t t = 0; t < tracks.size(); ++t) {
+    if (t < per_track_.size()) name_track(t, t < tracks_.size() ? tracks_[t] : "host");
+    for (const TraceSpan& s : tracks[t]) {
       nlohmann::json args = nlohmann::json::object();
       if (s.items > 0) {
         args["first"] = s.first;

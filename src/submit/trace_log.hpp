@@ -3,9 +3,9 @@
 // previous completion where work is pipelined, to the completion the worker
 // saw) into a buffer of its own, and the host adds spans of its own (a
 // training step) and counters (a device's utilisation, memory, power over
-// time). Written as Chrome/Perfetto trace-event JSON: one track per device,
-// one for the host, one counter track per counter name, a flow arrow from
-// the victim's track to each stolen chunk or task, and one from the end of
+// time). Written as Chrome/Perfetto trace-event JSON: one track per device
+// (and one for its side queue, where it used one), one for the host, one counter track per counter
+// name, a flow arrow from the victim's track to each stolen chunk or task, and one from the end of
 // the task a task waited for on another device to its start.
 #pragma once
 
@@ -25,6 +25,9 @@ struct TraceSpan {
   int victim = -1;                     // >= 0: stolen from that track's device
   // Tracks (devices 0-63) whose tasks it waited for: cross-device dependencies.
   std::uint64_t after = 0;
+  // It ran on the device's side queue (QueueRole::side), beside the spans of
+  // its compute queue: drawn on a track of its own under the device's.
+  bool side = false;
 };
 
 struct TraceCounter {

@@ -27,6 +27,8 @@ Worker::Worker(Engine& engine, int index, Device& device, std::vector<unsigned> 
       device_(device),
       clock_(device.clock()),
       compute_(device.queue(QueueRole::compute)),
+      main_{compute_, {}, 0, false},
+      side_{device.queue(QueueRole::side), {}, 0, true},
       cpus_(std::move(cpus)),
       fault_after_(fault_after),
       depth_(std::size_t(std::max(1, device.info().pipeline_depth))),
@@ -205,8 +207,11 @@ bool Worker::step() {
   const std::size_t chunk_room =
       last_chunk_s_ > long_chunk_s_ ? std::min<std::size_t>(depth_, 2) : depth_;
   const std::size_t task_room = depth_ > 1 ? depth_ * 8 : depth_;
-  bool progressed = chunks_in_flight_ > 0 || flight_.size() >= task_room ? reap(false) : false;
-  while (flight_.size() < task_room && alive()) {
+  bool progressed =
+      chunks_in_flight_ > 0 || main_.flight.size() >= task_room || !side_.flight.empty()
+          ? reap(false)
+          : false;
+  while (main_.flight.size() < task_room && alive()) {
     auto w = find_work(chunks_in_flight_ < chunk_room);
     if (!w) {
       // Nothing more to issue now: let the last tasks' completion be seen.
@@ -222,12 +227,13 @@ bool Worker::step() {
   }
   if (!deferred_.empty() && retry_deferred()) progressed = true;
   if (progressed || !alive()) return true;
-  if (!flight_.empty()) {
+  if (!main_.flight.empty() || !side_.flight.empty()) {
     reap(true);
     return true;
   }
   if (!deferred_.empty()) {
-    deferred_.front()->waits.front().event->wait_for(kPollS);
+    const TaskRecord* t = deferred_.front();
+    if (const EventPtr* e = holding(t, lane_of(t))) wait_on(**e);
     return true;
   }
   return false;
@@ -372,10 +378,30 @@ void Worker::injected_fault() {
   ++launches_;
 }
 
-EventPtr Worker::enqueue(TaskRecord* t, Span span, std::uint64_t step, bool whole, Enqueued& out) {
+Worker::Lane& Worker::lane_of(const TaskRecord* t) {
+  return t->kernel->kernel.uses_side_queue() && &side_.queue != &compute_ ? side_ : main_;
+}
+
+const EventPtr* Worker::holding(const TaskRecord* t, Lane& lane) {
+  for (const EventWait& w : t->waits) {
+    if (w.device == index_ && w.side == lane.side) continue;  // queue order
+    if (!lane.queue.can_wait(w.event)) return &w.event;
+    // The side queue is in order too: a task there that waited on the device
+    // for a compute queue's long kernel would hold up every later one. A
+    // ring's steps become ready step by step over all buckets, while their
+    // inputs (backward, layer by layer) come bucket by bucket: held here, a
+    // bucket's first step enters the queue once its gradient is made.
+    if (lane.side && !w.side && !done_now(w.event)) return &w.event;
+  }
+  return nullptr;
+}
+
+EventPtr Worker::enqueue(TaskRecord* t, Lane& lane, Span span, std::uint64_t step, bool whole,
+                         Enqueued& out) {
+  Queue& queue = lane.queue;
   if (t->tracked)
     for (const EventWait& w : t->waits)
-      if (w.device != index_) compute_.wait(w.event);
+      if (w.device != index_ || w.side != lane.side) queue.wait(w.event);
   const Kernel& kernel = t->kernel->kernel;
   const std::uint64_t unused = kernel.unused_args(device_.info().code_backend());
   if (!t->args.empty()) {
@@ -384,18 +410,18 @@ EventPtr Worker::enqueue(TaskRecord* t, Span span, std::uint64_t step, bool whol
     // Its own open mark is on this very queue: in order, nothing to wait for
     // (and waiting would record it, one event per task again).
     for (const EventPtr& e : scratch_.waits)
-      if (e != open_mark_) compute_.wait(e);
+      if (e != open_mark_ || lane.side) queue.wait(e);
   } else {
     scratch_.launch.clear();
   }
   const KernelArgs args(scratch_.launch);
   // After the waits: the chunk's time on the device is its launches' alone.
-  if (!whole) out.started = compute_.record_timed();
+  if (!whole) out.started = queue.record_timed();
   try {
     for (std::uint64_t at = span.begin; at < span.end; at += step) {
       const Span piece{at, std::min(span.end, at + step)};
       injected_fault();
-      compute_.launch(kernel, piece, args);
+      queue.launch(kernel, piece, args);
       out.launched = piece.end - span.begin;
     }
   } catch (...) {
@@ -404,24 +430,28 @@ EventPtr Worker::enqueue(TaskRecord* t, Span span, std::uint64_t step, bool whol
     if (out.launched > 0 && t->tracked) {
       try {
         const Span ran{span.begin, span.begin + out.launched};
-        record_writes(device_, t->args, ran, unused, compute_.record(), false);
+        record_writes(device_, t->args, ran, unused, queue.record(), false);
       } catch (const Error&) {  // the device is gone: what it held goes with it
       }
     }
     throw;
   }
-  EventPtr done = whole         ? task_done_event(t)
-                  : out.started ? compute_.record_timed()
-                                : compute_.record();
+  EventPtr done = whole && !lane.side ? task_done_event(t)
+                  : out.started       ? queue.record_timed()
+                                      : queue.record();
   if (t->tracked)
     out.bytes_out = record_writes(device_, t->args, span, unused, done, engine_.write_back());
   return done;
 }
 
-EventPtr Worker::task_done_event(const TaskRecord* t) {
+EventPtr Worker::task_done_event(TaskRecord* t) {
   // Timed tasks need their own end; a device that runs work as it is
-  // enqueued has nothing to gain.
-  if (depth_ == 1 || engine_.learns(t)) return compute_.record();
+  // enqueued has nothing to gain. A task pinned to one device of several is
+  // a stage of work across devices (a layer's backward that a ring's step
+  // on another device follows): a Mark recorded when another queue comes to
+  // wait would stand for all this device has queued by then.
+  if (depth_ == 1 || engine_.learns(t) || (t->pinned >= 0 && engine_.devices() > 1))
+    return compute_.record();
   // One recorded already (someone had to wait for it) was recorded before
   // this task's launch and cannot stand for it.
   if (!open_mark_ || !open_mark_->join()) {
@@ -444,12 +474,11 @@ void Worker::issue_task(TaskRecord* t, int victim) {
     engine_.make_ready(t, this);
     return;
   }
-  if (t->tracked)
-    for (const EventWait& w : t->waits)
-      if (w.device != index_ && !compute_.can_wait(w.event)) {
-        defer(t);
-        return;
-      }
+  Lane& lane = lane_of(t);
+  if (t->tracked && holding(t, lane)) {
+    defer(t);
+    return;
+  }
   engine_.left_queue(t, index_);
   const double start = engine_.learns(t) ? now() : -1;
   const double traced = engine_.trace_log().on() ? now() : -1;
@@ -462,7 +491,7 @@ void Worker::issue_task(TaskRecord* t, int victim) {
   Enqueued q;
   EventPtr done;
   try {
-    done = enqueue(t, span, span.size(), true, q);
+    done = enqueue(t, lane, span, span.size(), true, q);
   } catch (const Error& e) {
     if (e.code() == Errc::device_failed) {
       counters_.add(counters_.reruns, 1);
@@ -484,13 +513,28 @@ void Worker::issue_task(TaskRecord* t, int victim) {
   counters_.add(counters_.bytes_in, q.bytes_in);
   counters_.add(counters_.bytes_out, q.bytes_out);
   if (victim >= 0) counters_.add(counters_.steals, 1);
-  engine_.issued(t, done, index_, *this);
-  InFlight f{t, nullptr, span, std::move(done), start, 0, traced, victim, after, nullptr};
+  engine_.issued(t, done, index_, lane.side, *this);
+  in_flight(lane, {t, nullptr, span, std::move(done), start, 0, traced, victim, after, nullptr});
+}
+
+void Worker::in_flight(Lane& lane, InFlight f) {
   // A device that runs work as it is enqueued (no pipeline) is done already.
-  if (depth_ == 1 && flight_.empty() && done_now(f.done))
-    completed(f);
+  if (depth_ == 1 && lane.flight.empty() && done_now(f.done))
+    completed(f, lane);
   else
-    flight_.push_back(std::move(f));
+    lane.flight.push_back(std::move(f));
+}
+
+bool Worker::wait_on(Event& e) {
+  const double due = e.due_s();
+  if (due < 0) return e.wait_for(kPollS);
+  // Virtual time has no poll period: it parks until the event's time, or
+  // until someone gives it work (post and announce wake a sleeping worker).
+  // Work already queued does not keep it up: it may have no room for it.
+  sleeping_.store(true, std::memory_order_seq_cst);
+  if (!stop_.load(std::memory_order_seq_cst)) parker_->park_until(due);
+  sleeping_.store(false, std::memory_order_relaxed);
+  return e.ready();
 }
 
 bool Worker::done_now(const EventPtr& e) {
@@ -509,10 +553,11 @@ void Worker::issue_chunk(Participation& p, const Take& take) {
   const double start = now();
   const double traced = engine_.trace_log().on() ? start : -1;
   const std::uint64_t step = take.launch ? take.launch : items.size();
+  Lane& lane = lane_of(t);
   Enqueued q;
   EventPtr done;
   try {
-    done = enqueue(t, items, step, false, q);
+    done = enqueue(t, lane, items, step, false, q);
   } catch (...) {
     Take rest = take;
     rest.span.begin += q.launched;
@@ -535,20 +580,14 @@ void Worker::issue_chunk(Participation& p, const Take& take) {
   ++chunks_in_flight_;
   InFlight f{t, &p, take.span, std::move(done), start, step, traced, take.victim, 0, nullptr};
   f.started = std::move(q.started);
-  if (depth_ == 1 && flight_.empty() && done_now(f.done))
-    completed(f);
-  else
-    flight_.push_back(std::move(f));
+  in_flight(lane, std::move(f));
 }
 
 bool Worker::retry_deferred() {
   bool any = false;
   for (std::size_t i = 0; i < deferred_.size();) {
     TaskRecord* t = deferred_[i];
-    bool ready = true;
-    for (const EventWait& w : t->waits)
-      if (w.device != index_ && !compute_.can_wait(w.event)) ready = false;
-    if (!ready) {
+    if (holding(t, lane_of(t))) {
       ++i;
       continue;
     }
@@ -562,25 +601,34 @@ bool Worker::retry_deferred() {
 // ---- completion ----
 
 bool Worker::reap(bool block) {
-  if (flight_.empty()) return false;
-  // Everything in flight went down the compute queue, in order, so what is
+  // Blocks (a poll's length at most) on the compute queue's oldest work
+  // where there is some: the side queue's is short.
+  const bool on_main = !main_.flight.empty();
+  const bool side = reap(side_, block && !on_main);
+  return reap(main_, block && on_main && !side) || side;
+}
+
+bool Worker::reap(Lane& lane, bool block) {
+  std::deque<InFlight>& flight = lane.flight;
+  if (flight.empty()) return false;
+  // Everything in flight on a lane went down its queue, in order, so what is
   // done is a prefix of it: found by halving, a few looks for many tasks.
   std::size_t done_count = 0;
   try {
-    std::size_t not_done = flight_.size();  // the first known not done
-    if (flight_.back().done->ready()) {
+    std::size_t not_done = flight.size();  // the first known not done
+    if (flight.back().done->ready()) {
       done_count = not_done;
     } else {
-      not_done = flight_.size() - 1;
+      not_done = flight.size() - 1;
       while (done_count < not_done) {
         const std::size_t mid = done_count + (not_done - done_count) / 2;
-        if (flight_[mid].done->ready())
+        if (flight[mid].done->ready())
           done_count = mid + 1;
         else
           not_done = mid;
       }
     }
-    if (done_count == 0 && block && flight_.front().done->wait_for(kPollS)) done_count = 1;
+    if (done_count == 0 && block && wait_on(*flight.front().done)) done_count = 1;
   } catch (const Error& e) {
     device_lost(e.message());
     return true;
@@ -592,38 +640,42 @@ bool Worker::reap(bool block) {
   double first_issued_s = -1;
   std::uint64_t timed_items = 0;
   for (std::size_t i = 0; i < done_count; ++i)
-    if (flight_[i].issued_s >= 0) {
-      if (first_issued_s < 0) first_issued_s = flight_[i].issued_s;
-      timed_items += std::max<std::uint64_t>(1, flight_[i].span.size());
+    if (flight[i].issued_s >= 0) {
+      if (first_issued_s < 0) first_issued_s = flight[i].issued_s;
+      timed_items += std::max<std::uint64_t>(1, flight[i].span.size());
     }
   const double shared_s = timed_items > 0 ? since_previous(first_issued_s) : 0;
   for (std::size_t i = 0; i < done_count; ++i) {
-    InFlight done = std::move(flight_.front());
-    flight_.pop_front();
+    InFlight done = std::move(flight.front());
+    flight.pop_front();
     double seconds = 0;
     if (done.issued_s >= 0)
       seconds =
           chunk_seconds(done, shared_s * double(std::max<std::uint64_t>(1, done.span.size())) /
                                   double(timed_items));
-    completed(done, seconds);
+    completed(done, lane, seconds);
   }
   return done_count > 0;
 }
 
-void Worker::trace(const InFlight& f, double now_s) {
+void Worker::trace(const InFlight& f, Lane& lane, double now_s, double device_s) {
   TraceLog& log = engine_.trace_log();
   if (f.traced_s < 0 || !log.on()) return;
-  // Pipelined work: a span starts when the one before it ended, if later than its issue.
   TraceSpan s;
   s.name = f.task->kernel->kernel.name();
-  s.begin_s = std::max(traced_until_s_, f.traced_s);
-  s.end_s = now_s;
+  // Where the device says when it ended (a simulated one) and how long it
+  // took, the span is that; else, pipelined, it starts when the one before
+  // it ended, if later than its issue, and ends when the host saw it end.
+  const double due = f.done->due_s();
+  s.end_s = due >= 0 ? std::max(lane.traced_until_s, std::min(due, now_s)) : now_s;
+  s.begin_s = device_s >= 0 ? s.end_s - device_s : std::max(lane.traced_until_s, f.traced_s);
   s.first = f.part ? f.task->range.first + f.span.begin : f.span.begin;
   s.items = f.span.size();
   s.chunk = f.part != nullptr;
   s.victim = f.victim;
   s.after = f.after;
-  traced_until_s_ = now_s;
+  s.side = lane.side;
+  lane.traced_until_s = s.end_s;
   log.add(index_, std::move(s));
 }
 
@@ -645,12 +697,12 @@ double Worker::chunk_seconds(const InFlight& f, double host_s) {
   }
 }
 
-void Worker::completed(InFlight& f) {
-  completed(f, f.issued_s >= 0 ? chunk_seconds(f, since_previous(f.issued_s)) : 0);
+void Worker::completed(InFlight& f, Lane& lane) {
+  completed(f, lane, f.issued_s >= 0 ? chunk_seconds(f, since_previous(f.issued_s)) : 0);
 }
 
-void Worker::completed(InFlight& f, double seconds) {
-  if (f.traced_s >= 0) trace(f, now());
+void Worker::completed(InFlight& f, Lane& lane, double seconds) {
+  if (f.traced_s >= 0) trace(f, lane, now(), f.started ? seconds : -1);
   if (f.part) {
     last_chunk_s_ = seconds;
     chunk_completed(*f.part, f.span, f.step, seconds);
@@ -720,30 +772,31 @@ void Worker::device_lost(const std::string& cause) {
   alive_.store(false, std::memory_order_release);
   std::vector<TaskRecord*> requeue;
   // Work already enqueued: what completes stays done, what cannot is re-run.
-  while (!flight_.empty()) {
-    InFlight f = std::move(flight_.front());
-    flight_.pop_front();
-    bool ok = false;
-    try {
-      f.done->wait();
-      ok = true;
-    } catch (const Error&) {
+  for (Lane* lane : {&main_, &side_})
+    while (!lane->flight.empty()) {
+      InFlight f = std::move(lane->flight.front());
+      lane->flight.pop_front();
+      bool ok = false;
+      try {
+        f.done->wait();
+        ok = true;
+      } catch (const Error&) {
+      }
+      if (ok) {
+        completed(f, *lane);
+        continue;
+      }
+      counters_.add(counters_.reruns, 1);
+      if (f.part) {
+        --f.part->in_flight;
+        --chunks_in_flight_;
+        f.part->run->source->give_back(index_, f.span);
+        f.part->run->reruns.fetch_add(1, std::memory_order_relaxed);
+      } else {
+        engine_.lost_in_flight(f.task, cause);
+        requeue.push_back(f.task);
+      }
     }
-    if (ok) {
-      completed(f);
-      continue;
-    }
-    counters_.add(counters_.reruns, 1);
-    if (f.part) {
-      --f.part->in_flight;
-      --chunks_in_flight_;
-      f.part->run->source->give_back(index_, f.span);
-      f.part->run->reruns.fetch_add(1, std::memory_order_relaxed);
-    } else {
-      engine_.lost_in_flight(f.task, cause);
-      requeue.push_back(f.task);
-    }
-  }
   open_mark_.reset();  // recorded or failed as its tasks were drained above
   for (TaskRecord* t : fixed_) requeue.push_back(t);
   fixed_.clear();

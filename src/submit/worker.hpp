@@ -133,8 +133,19 @@ class Worker {
     // `done` after it (Queue::record_timed).
     EventPtr started;
   };
-  // Notes a span in the trace for `f`, done now, if it is traced.
-  void trace(const InFlight& f, double now_s);
+  // What went down one in-order queue, oldest first: what is done of it is a prefix.
+  struct Lane {
+    Queue& queue;
+    std::deque<InFlight> flight;
+    double traced_until_s = 0;  // the end of its last traced span
+    bool side = false;          // the device's side queue (traced apart)
+  };
+  // The lane `t` runs on: the side queue for a side kernel where the device
+  // has one of its own, else the compute queue.
+  Lane& lane_of(const TaskRecord* t);
+  // Notes a span in the trace for `f`, seen done now, if it is traced;
+  // `device_s` >= 0: its time as the device timed it.
+  void trace(const InFlight& f, Lane& lane, double now_s, double device_s);
 
   void run();
   void bind();
@@ -155,24 +166,36 @@ class Worker {
     std::uint64_t launched = 0;  // items launched, also when a launch failed
     EventPtr started;            // a chunk's timing start (InFlight::started)
   };
-  // Enqueues items `span` of `t` (waits, copies in, launches of at most
-  // `step` items, writes); returns its completion event. `whole`: the whole
-  // task (not a chunk of a spread one), which may share a Mark.
-  EventPtr enqueue(TaskRecord* t, Span span, std::uint64_t step, bool whole, Enqueued& out);
-  EventPtr task_done_event(const TaskRecord* t);
+  // Enqueues items `span` of `t` on `lane` (waits, copies in, launches of at
+  // most `step` items, writes); returns its completion event. `whole`: the
+  // whole task (not a chunk of a spread one), which may share a Mark.
+  EventPtr enqueue(TaskRecord* t, Lane& lane, Span span, std::uint64_t step, bool whole,
+                   Enqueued& out);
+  EventPtr task_done_event(TaskRecord* t);
+  // Whatever is in flight on `lane` now holds `f`.
+  void in_flight(Lane& lane, InFlight f);
   void record_open_mark();  // throws a device's error
   bool reap(bool block);    // notices completed work; true when some completed
+  bool reap(Lane& lane, bool block);
   static bool done_now(const EventPtr& e);
+  // Blocks until `e` completes, or a poll's length passes (on a virtual
+  // clock: or work is given to this worker); true when it completed.
+  bool wait_on(Event& e);
   // Seconds since the previous completion, or since `issued_s` if later; the
   // next is timed from now.
   double since_previous(double issued_s);
   // A chunk's time: on the device where its queue times it (the host sees
   // completions late and in batches), else `host_s`, the host's figure.
   static double chunk_seconds(const InFlight& f, double host_s);
-  void completed(InFlight& f);  // done now: timed since the previous completion
-  void completed(InFlight& f, double seconds);
+  // Done now: timed since the previous completion.
+  void completed(InFlight& f, Lane& lane);
+  void completed(InFlight& f, Lane& lane, double seconds);
   void chunk_completed(Participation& p, Span span, std::uint64_t step, double seconds);
   void settle(Participation& p);  // publishes what it completed; leaves when nothing is left
+  // The event that keeps `t` from going down `lane`'s queue yet, or null: one
+  // it follows that cannot be waited for there, or a compute kernel not yet
+  // done that a side task would wait for on the device.
+  const EventPtr* holding(const TaskRecord* t, Lane& lane);
   void defer(TaskRecord* t) { deferred_.push_back(t); }
   bool retry_deferred();
 
@@ -190,6 +213,7 @@ class Worker {
   Device& device_;
   Clock& clock_;
   Queue& compute_;
+  Lane main_, side_;  // the compute queue's work, the side queue's
   std::vector<unsigned> cpus_;
   const long long fault_after_;
   long long launches_ = 0;
@@ -218,8 +242,7 @@ class Worker {
   std::vector<std::unique_ptr<Participation>> parts_;
   std::vector<std::unique_ptr<Participation>> spare_parts_;  // reused: no allocation per task
   std::vector<TaskRecord*> announced_scratch_;
-  std::size_t next_part_ = 0;  // round robin over spread tasks
-  std::deque<InFlight> flight_;
+  std::size_t next_part_ = 0;        // round robin over spread tasks
   std::shared_ptr<Mark> open_mark_;  // the completion of the last whole tasks, not yet recorded
   int open_uses_ = 0;
   std::size_t chunks_in_flight_ = 0;
@@ -230,7 +253,6 @@ class Worker {
   // Timing of back-to-back work: its cost is the time since the previous
   // completion when they overlap.
   double prev_done_s_ = 0, busy_since_s_ = -1, last_chunk_s_ = 0;
-  double traced_until_s_ = 0;      // the end of this worker's last traced span
   std::uint64_t unpublished_ = 0;  // tasks finished, not yet counted in the engine
 
   Prepared scratch_;

@@ -27,6 +27,17 @@ struct PublishArgs {
   std::uint32_t slot = 0;
   std::uint32_t tag = 0;
 };
+// A micro-batch run a layer at a time (the last one a device runs in a
+// step, so that the reduction of each layer's gradient starts while the
+// layers below it are still computed): its rows, the accumulation the
+// device's accumulator must hold to count, and the slot its layers'
+// gradients (the accumulator's plus its own) and its loss are written to.
+struct LayerArgs {
+  std::uint32_t rows = 0;
+  std::uint32_t tag = 0;
+  std::uint32_t slot = 0;
+  std::uint32_t unused = 0;
+};
 // The gradient slots an update sums: elements per slot (the parameter count) and slots.
 struct SlotArgs {
   std::uint64_t stride = 0;

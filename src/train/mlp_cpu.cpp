@@ -27,10 +27,8 @@ struct Saved {
   float *grad_a = nullptr, *grad_b = nullptr;
 };
 
-Saved carve(const MlpLayout& layout, int rows, std::vector<float>& workspace) {
-  workspace.resize(layout.workspace(rows));
+Saved carve(const MlpLayout& layout, int rows, float* p) {
   Saved s;
-  float* p = workspace.data();
   std::size_t widest = std::size_t(layout.shape().inputs);
   for (const Layer& l : layout.layers()) {
     s.z.push_back(p);
@@ -42,6 +40,11 @@ Saved carve(const MlpLayout& layout, int rows, std::vector<float>& workspace) {
   s.grad_a = p;
   s.grad_b = p + std::size_t(rows) * widest;
   return s;
+}
+
+Saved carve(const MlpLayout& layout, int rows, std::vector<float>& workspace) {
+  workspace.resize(layout.workspace(rows));
+  return carve(layout, rows, workspace.data());
 }
 
 // z = x W^T + b, a = gelu(z) for hidden layers (a = z for the output layer).
@@ -65,6 +68,39 @@ void forward(const MlpLayout& layout, const float* params, const float* x, int r
   }
 }
 
+// Layer i's backward: dz (its output's gradient, in `dz`) gives dW and db,
+// added to `grad`; below layer 0, dz for the layer under it goes to `below`.
+void backward(const MlpLayout& layout, std::size_t i, const float* params, const float* x, int rows,
+              const Saved& s, const float* dz, float* below, float* grad) {
+  const Layer& l = layout.layers()[i];
+  const float* in = i == 0 ? x : s.a[i - 1];
+  // dW += dz^T in; db += the column sums of dz.
+  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, l.out, l.in, rows, 1.0f, dz, l.out, in, l.in,
+              1.0f, grad + l.weight, l.in);
+  float* db = grad + l.bias;
+  for (int r = 0; r < rows; ++r)
+    for (int o = 0; o < l.out; ++o) db[o] += dz[std::size_t(r) * l.out + o];
+  if (i == 0) return;
+  // d in = dz W, then through the previous layer's GELU.
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, l.in, l.out, 1.0f, dz, l.out,
+              params + l.weight, l.in, 0.0f, below, l.in);
+  const float* z = s.z[i - 1];
+  const std::size_t m = std::size_t(rows) * std::size_t(l.in);
+  for (std::size_t k = 0; k < m; ++k) below[k] *= gelu_grad(z[k]);
+}
+
+// d loss / d prediction = prediction - target, into `dz`; returns the loss.
+double output_gradient(const MlpLayout& layout, const float* y, int rows, const Saved& s,
+                       float* dz) {
+  double loss = 0;
+  const std::size_t n = std::size_t(rows) * std::size_t(layout.shape().outputs);
+  for (std::size_t k = 0; k < n; ++k) {
+    dz[k] = s.a.back()[k] - y[k];
+    loss += 0.5 * double(dz[k]) * double(dz[k]);
+  }
+  return loss;
+}
+
 }  // namespace
 
 void forward_cpu(const MlpLayout& layout, const float* params, const float* x, int rows, float* out,
@@ -79,36 +115,39 @@ double loss_and_grad_cpu(const MlpLayout& layout, const float* params, const flo
                          const float* y, int rows, float* grad, std::vector<float>& workspace) {
   const Saved s = carve(layout, rows, workspace);
   forward(layout, params, x, rows, s);
-  const auto& layers = layout.layers();
-  const int outputs = layout.shape().outputs;
-
-  // d loss / d prediction = prediction - target.
-  float* dz = s.grad_a;
-  float* other = s.grad_b;
-  double loss = 0;
-  const std::size_t n = std::size_t(rows) * std::size_t(outputs);
-  for (std::size_t k = 0; k < n; ++k) {
-    dz[k] = s.a.back()[k] - y[k];
-    loss += 0.5 * double(dz[k]) * double(dz[k]);
-  }
-  for (std::size_t i = layers.size(); i-- > 0;) {
-    const Layer& l = layers[i];
-    const float* in = i == 0 ? x : s.a[i - 1];
-    // dW += dz^T in; db += the column sums of dz.
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, l.out, l.in, rows, 1.0f, dz, l.out, in,
-                l.in, 1.0f, grad + l.weight, l.in);
-    float* db = grad + l.bias;
-    for (int r = 0; r < rows; ++r)
-      for (int o = 0; o < l.out; ++o) db[o] += dz[std::size_t(r) * l.out + o];
-    if (i == 0) break;
-    // d in = dz W, then through the previous layer's GELU.
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, l.in, l.out, 1.0f, dz, l.out,
-                params + l.weight, l.in, 0.0f, other, l.in);
-    const float* z = s.z[i - 1];
-    const std::size_t m = std::size_t(rows) * std::size_t(l.in);
-    for (std::size_t k = 0; k < m; ++k) other[k] *= gelu_grad(z[k]);
+  float *dz = s.grad_a, *other = s.grad_b;
+  const double loss = output_gradient(layout, y, rows, s, dz);
+  for (std::size_t i = layout.layers().size(); i-- > 0;) {
+    backward(layout, i, params, x, rows, s, dz, other, grad);
     std::swap(dz, other);
   }
+  return loss;
+}
+
+void forward_saved_cpu(const MlpLayout& layout, const float* params, const float* x, int rows,
+                       float* saved) {
+  forward(layout, params, x, rows, carve(layout, rows, saved));
+}
+
+double backward_layer_cpu(const MlpLayout& layout, std::size_t layer, const float* params,
+                          const float* x, const float* y, int rows, float* saved, const float* add,
+                          float* grad) {
+  const Saved s = carve(layout, rows, saved);
+  const std::size_t last = layout.layers().size() - 1;
+  // Layer i's dz sits in grad_a or grad_b by its distance from the last
+  // layer, as the whole backward above swaps them.
+  const bool even = (last - layer) % 2 == 0;
+  float* dz = even ? s.grad_a : s.grad_b;
+  float* below = even ? s.grad_b : s.grad_a;
+  const double loss = layer == last ? output_gradient(layout, y, rows, s, dz) : 0.0;
+  const Layer& l = layout.layers()[layer];
+  if (add != grad) {
+    if (add)
+      std::copy(add + l.weight, add + l.end(), grad + l.weight);
+    else
+      std::fill(grad + l.weight, grad + l.end(), 0.0f);
+  }
+  backward(layout, layer, params, x, rows, s, dz, below, grad);
   return loss;
 }
 

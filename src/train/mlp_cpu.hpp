@@ -18,4 +18,17 @@ void forward_cpu(const MlpLayout& layout, const float* params, const float* x, i
 double loss_and_grad_cpu(const MlpLayout& layout, const float* params, const float* x,
                          const float* y, int rows, float* grad, std::vector<float>& workspace);
 
+// The same a layer at a time, so that a layer's gradient is ready before
+// the layers below it are done: forward_saved_cpu keeps in `saved` (of
+// layout.workspace(rows) floats) what backward needs; then backward_layer_cpu
+// for each layer from the last down to 0, each reading what the one before
+// left in `saved`. Layer i's gradient, added to `add`'s (null: to zero), is
+// written to `grad` over the layer's parameters (`add` may be `grad`). The
+// last layer's call returns the loss, the others 0.
+void forward_saved_cpu(const MlpLayout& layout, const float* params, const float* x, int rows,
+                       float* saved);
+double backward_layer_cpu(const MlpLayout& layout, std::size_t layer, const float* params,
+                          const float* x, const float* y, int rows, float* saved, const float* add,
+                          float* grad);
+
 }  // namespace baton::train

@@ -32,6 +32,15 @@ bool tagged(const float* acc, std::uint64_t params, std::uint32_t tag) {
   return std::bit_cast<std::uint32_t>(acc[tag_at(params)]) == tag;
 }
 
+// The fp32 code (cpu, and the sim devices that run it; OpenCL) reads the
+// fp32 weights (argument 0), CUDA's bf16 GEMMs the bf16 copy (argument 1):
+// neither is moved to a device that does not read it (the other would double
+// what every step's all-gather moves between separate memories).
+void weights_read(Kernel& k) {
+  k.unused(BackendKind::cpu, {1}).unused(BackendKind::sim, {1}).unused(BackendKind::opencl, {1});
+  k.unused(BackendKind::cuda, {0});
+}
+
 Kernel grad_kernel(const MlpLayout& layout, int micro_batch) {
   Kernel k("train.grad");
   k.cpu([layout](Span s, const KernelArgs& a) {
@@ -71,12 +80,44 @@ Kernel grad_kernel(const MlpLayout& layout, int micro_batch) {
   });
   const double per_micro_batch = flops_per_sample(layout) * micro_batch;
   k.cost([per_micro_batch](Span s) { return per_micro_batch * double(s.size()); });
-  // The fp32 code (cpu, and the sim devices that run it; OpenCL) reads the
-  // fp32 weights, CUDA's bf16 GEMMs the bf16 copy: neither is moved to a
-  // device that does not read it (the other would double what every step's
-  // all-gather moves between separate memories).
-  k.unused(BackendKind::cpu, {1}).unused(BackendKind::sim, {1}).unused(BackendKind::opencl, {1});
-  k.unused(BackendKind::cuda, {0});
+  weights_read(k);
+  return k;
+}
+
+Kernel forward_kernel(const MlpLayout& layout, int micro_batch) {
+  Kernel k("train.forward");
+  k.cpu([layout](Span s, const KernelArgs& a) {
+    const LayerArgs l = a.value<LayerArgs>(4);
+    const float* x = a.ptr<float>(2) + s.begin * l.rows * std::uint64_t(layout.shape().inputs);
+    forward_saved_cpu(layout, a.ptr<float>(0), x, int(l.rows), a.ptr<float>(3));
+  });
+  // A third of forward and backward's.
+  const double per_micro_batch = flops_per_sample(layout) / 3 * micro_batch;
+  k.cost([per_micro_batch](Span s) { return per_micro_batch * double(s.size()); });
+  weights_read(k);
+  return k;
+}
+
+Kernel backward_kernel(const MlpLayout& layout, std::size_t layer, int micro_batch) {
+  Kernel k("train.backward." + std::to_string(layer));
+  const bool last = layer + 1 == layout.layers().size();
+  k.cpu([layout, layer, last](Span s, const KernelArgs& a) {
+    const LayerArgs l = a.value<LayerArgs>(7);
+    const std::uint64_t first_row = s.begin * l.rows;
+    const std::size_t params = layout.params();
+    const float* acc = a.ptr<float>(5);
+    const bool counts = tagged(acc, params, l.tag);  // else this device ran nothing before
+    const double loss = backward_layer_cpu(
+        layout, layer, a.ptr<float>(0), a.ptr<float>(2) + first_row * layout.shape().inputs,
+        a.ptr<float>(3) + first_row * layout.shape().outputs, int(l.rows), a.ptr<float>(4),
+        counts ? acc : nullptr, a.ptr<float>(6));
+    if (last) a.ptr<float>(8)[l.slot] = float(loss) + (counts ? acc[loss_at(params)] : 0.0f);
+  });
+  const Layer& at = layout.layers()[layer];
+  // Twice the layer's forward (its weights' and its input's gradients).
+  const double per_micro_batch = 4.0 * double(at.in) * double(at.out) * micro_batch;
+  k.cost([per_micro_batch](Span s) { return per_micro_batch * double(s.size()); });
+  weights_read(k);
   return k;
 }
 
@@ -88,17 +129,21 @@ double update_traffic(Span s) {
   return 30.0 * double(s.size());
 }
 
-// The update of both reductions over items `s`: arguments 1-6 are params, m,
-// v, the bf16 weights, AdamWRates and AdamWStep; gradient(i) sums item i's.
+// The update of both reductions over items `s`: arguments 1-7 are the
+// weights it starts from, the weights it writes, m, v, the bf16 copy of what
+// it writes, AdamWRates and AdamWStep; gradient(i) sums item i's.
 template <class Gradient>
 void update_span(Span s, const KernelArgs& a, Gradient gradient) {
-  float *p = a.ptr<float>(1), *m = a.ptr<float>(2), *v = a.ptr<float>(3);
-  std::uint16_t* low = a.ptr<std::uint16_t>(4);
-  const AdamWRates r = a.value<AdamWRates>(5);
-  const AdamWStep st = a.value<AdamWStep>(6);
+  const float* from = a.ptr<float>(1);
+  float *p = a.ptr<float>(2), *m = a.ptr<float>(3), *v = a.ptr<float>(4);
+  std::uint16_t* low = a.ptr<std::uint16_t>(5);
+  const AdamWRates r = a.value<AdamWRates>(6);
+  const AdamWStep st = a.value<AdamWStep>(7);
   for (std::uint64_t i = s.begin; i < s.end; ++i) {
-    adamw_update(r, st, gradient(i), p[i], m[i], v[i]);
-    low[i] = bf16_bits(p[i]);
+    float w = from[i];
+    adamw_update(r, st, gradient(i), w, m[i], v[i]);
+    p[i] = w;
+    low[i] = bf16_bits(w);
   }
 }
 
@@ -106,7 +151,7 @@ Kernel adamw_shared_kernel() {
   Kernel k("train.adamw_shared");
   k.cpu([](Span s, const KernelArgs& a) {
     const float* const* table = a.ptr<const float*>(0);
-    const InstanceArgs in = a.value<InstanceArgs>(7);
+    const InstanceArgs in = a.value<InstanceArgs>(8);
     thread_local std::vector<const float*> live;
     live.clear();
     for (std::uint32_t d = 0; d < in.devices; ++d)
@@ -156,7 +201,7 @@ Kernel adamw_slots_kernel() {
   Kernel k("train.adamw_slots");
   k.cpu([](Span s, const KernelArgs& a) {
     const float* slots = a.ptr<float>(0);
-    const SlotArgs sl = a.value<SlotArgs>(7);
+    const SlotArgs sl = a.value<SlotArgs>(8);
     update_span(s, a, [&](std::uint64_t i) {
       float g = 0.0f;
       for (std::uint32_t k = 0; k < sl.slots; ++k) g += slots[k * sl.stride + i];
@@ -165,6 +210,7 @@ Kernel adamw_slots_kernel() {
   });
   k.cost([](Span s) { return 12.0 * double(s.size()); });
   k.traffic(update_traffic);
+  k.side_queue();  // a bucket's update runs while the next layers' backward does
   return k;
 }
 
@@ -182,7 +228,11 @@ StepKernels make_step_kernels(const MlpLayout& layout, int micro_batch) {
                 losses_shared_kernel(),
                 publish_kernel(),
                 adamw_slots_kernel(),
-                collective::touch_kernel()};
+                collective::touch_kernel(),
+                forward_kernel(layout, micro_batch),
+                {}};
+  for (std::size_t i = 0; i < layout.layers().size(); ++i)
+    k.backward.push_back(backward_kernel(layout, i, micro_batch));
 #ifdef BATON_TRAIN_CUDA
   add_cuda_code(k, layout);
 #endif

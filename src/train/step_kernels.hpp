@@ -16,9 +16,19 @@
 //   adamw_slots: as adamw_shared, over gradients read from slots (`slots` of
 //            them, `stride` apart, summed in order; the trainer passes the one
 //            slot that holds a share's reduced sum).
+//   With the reduction overlapped, each device runs its last micro-batch of
+//   a step a layer at a time instead, writing its slot itself:
+//   forward: one item, a micro-batch; keeps what backward needs in a
+//            per-device buffer.
+//   backward[i]: layer i's gradient of that micro-batch plus the
+//            accumulator's, into the slot over layer i's parameters; the
+//            last layer's also writes the loss. Run from the last layer down.
+// Both updates write the step's weights beside the ones they read (a step
+// redone after a device fails starts from the same weights).
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "baton/kernel.hpp"
 #include "train/kernel_args.hpp"
@@ -33,20 +43,28 @@ struct StepKernels {
   // GPU code with the bf16 copy the update writes beside them (so a GPU
   // neither casts them nor, on another memory, copies the fp32 ones in).
   Kernel grad;
-  // instances(accumulator), inout(params), inout(m), inout(v), out(bf16
-  // weights), AdamWRates, AdamWStep, InstanceArgs.
+  // instances(accumulator), in(params), out(next params), inout(m), inout(v),
+  // out(next bf16 weights), AdamWRates, AdamWStep, InstanceArgs.
   Kernel adamw_shared;
   // instances(accumulator), out(losses: one per device), InstanceArgs.
   Kernel losses_shared;
   // local(accumulator), out(gradient slots), out(loss slots, one element),
   // PublishArgs, uint64 params; over the slot's elements [first, first + params).
   Kernel publish;
-  // in(gradient slots, whole), inout(params), inout(m), inout(v), out(bf16
-  // weights), AdamWRates, AdamWStep, SlotArgs.
+  // in(gradient slots, whole), in(params), out(next params), inout(m),
+  // inout(v), out(next bf16 weights), AdamWRates, AdamWStep, SlotArgs. On
+  // the side queue.
   Kernel adamw_slots;
   // in(x, whole), in(y, whole), and nothing to do: run on a device, it brings
   // the next batch into that device's memory while the current step computes.
   Kernel stage;
+  // in(params, whole), in(bf16 weights, whole), in(x, Part{mb * inputs}),
+  // local(saved: layout.workspace(mb) floats), LayerArgs.
+  Kernel forward;
+  // Per layer: in(params, whole), in(bf16 weights, whole), in(x, Part),
+  // in(y, Part), local(saved), local(accumulator), out(slot, the layer's
+  // elements), LayerArgs; the last layer's also out(losses, the slot's element).
+  std::vector<Kernel> backward;
 };
 
 StepKernels make_step_kernels(const MlpLayout& layout, int micro_batch);

@@ -76,10 +76,11 @@ TrainPlan plan(const Runtime& rt, const TrainConfig& c, const MlpLayout& layout,
   const std::uint64_t n = layout.params(), k = p.devices.size();
   const std::uint64_t mb = std::uint64_t(c.micro_batch);
   const std::uint64_t io = mb * std::uint64_t(c.shape.inputs + c.shape.outputs);
-  // weights (and their bf16 copy), accumulator, the slots the gradient is
-  // summed in (its own and the ring's neighbour's; none where the accumulators
-  // are read in place), its share of the moments.
-  p.bytes_per_device = 4 * (n + n / 2 + (n + 2) + (p.shared ? 0 : 2 * n) + 2 * n / k + io +
+  // weights (and their bf16 copy) twice (the step's and the next), its
+  // accumulator, the slots the gradient is summed in (its own and the ring's
+  // neighbour's; none where the accumulators are read in place), its share of
+  // the moments, a micro-batch's inputs and activations.
+  p.bytes_per_device = 4 * (2 * (n + n / 2) + (n + 2) + (p.shared ? 0 : 2 * n) + 2 * n / k + io +
                             layout.workspace(int(mb)));
   auto mib = [](std::uint64_t b) { return std::to_string((b + (1 << 20) - 1) >> 20) + " MiB"; };
   for (int d : p.devices) {
@@ -112,14 +113,17 @@ Trainer::Trainer(Runtime& rt, TrainConfig config)
   // A cpu device's threads are the parallelism: each runs its own GEMMs.
   openblas_set_num_threads(1);
   const std::size_t n = layout_.params();
-  params_ = rt_.buffer<float>(n);
+  for (Weights& w : weights_) {
+    w.fp32 = rt_.buffer<float>(n);
+    w.bf16 = rt_.buffer<std::uint16_t>(n);
+  }
   m_ = rt_.buffer<float>(n);
   v_ = rt_.buffer<float>(n);
-  init_params(layout_, config_.seed, params_.host());
-  weights_bf16_ = rt_.buffer<std::uint16_t>(n);
   {
-    auto p = params_.read();
-    auto low = weights_bf16_.host();
+    Weights& w = weights_after(0);
+    init_params(layout_, config_.seed, w.fp32.host());
+    auto p = w.fp32.read();
+    auto low = w.bf16.host();
     for (std::size_t i = 0; i < n; ++i) low[i] = bf16_bits(p[i]);
   }
   std::fill(m_.host().begin(), m_.host().end(), 0.0f);
@@ -214,26 +218,76 @@ Trainer::Batch& Trainer::load(int step) {
   return b;
 }
 
-Runtime::PendingRun Trainer::accumulate(int step) {
+Trainer::Grad Trainer::accumulate(int step, const Weights& w, bool layered) {
   Batch& b = load(step);
   tag_ = fresh_tag();
   const std::uint64_t micro_batches = std::uint64_t(share(step).micro_batches);
+  const std::uint64_t by_layers = layered ? devices_.size() : 0;  // the last, one a rank
   const std::uint64_t mb = std::uint64_t(config_.micro_batch);
-  Runtime::PendingRun grad = rt_.parallel_for_async(
-      Range{micro_batches}, kernels_.grad, in(params_, whole), in(weights_bf16_, whole),
-      in(b.x, Part{mb * std::uint64_t(config_.shape.inputs)}),
-      in(b.y, Part{mb * std::uint64_t(config_.shape.outputs)}), local(accumulator_),
-      std::uint32_t(mb), tag_, Policy::by_name(config_.policy));
+  Grad grad{{}, rt_.clock().now()};
+  if (micro_batches > by_layers)
+    grad.run = rt_.parallel_for_async(
+        Range{micro_batches - by_layers}, kernels_.grad, in(w.fp32, whole), in(w.bf16, whole),
+        in(b.x, Part{mb * std::uint64_t(config_.shape.inputs)}),
+        in(b.y, Part{mb * std::uint64_t(config_.shape.outputs)}), local(accumulator_),
+        std::uint32_t(mb), tag_, Policy::by_name(config_.policy));
   if (shared_) return grad;
+  published_.clear();
+  if (layered) {
+    submit_layers(b, w, micro_batches - by_layers);
+    return grad;
+  }
   const std::uint64_t n = layout_.params();
   const std::vector<int>& ranks = comm_->ranks();
-  published_.clear();
   for (std::size_t p = 0; p < ranks.size(); ++p)
     published_.push_back(rt_.submit(Range{n}, kernels_.publish, local(accumulator_), out(slots_[p]),
                                     out(losses_, elements(p, p + 1)),
                                     PublishArgs{0, std::uint32_t(p), tag_}, std::uint64_t(n),
                                     on(ranks[p])));
   return grad;
+}
+
+bool Trainer::layered(int step) {
+  if (shared_ || shares_ || !config_.overlap) return false;
+  const auto& devs = rt_.devices();
+  const bool code = std::all_of(devices_.begin(), devices_.end(), [&](int d) {
+    return kernels_.forward.runs_on(devs[std::size_t(d)]->info().backend);
+  });
+  return code && share(step).micro_batches >= int(devices_.size());
+}
+
+void Trainer::submit_layers(const Batch& b, const Weights& w, std::uint64_t first) {
+  const std::uint64_t mb = std::uint64_t(config_.micro_batch);
+  if (saved_.size() == 0) saved_ = rt_.per_device<float>(layout_.workspace(config_.micro_batch));
+  const Part xs{mb * std::uint64_t(config_.shape.inputs)};
+  const Part ys{mb * std::uint64_t(config_.shape.outputs)};
+  const std::vector<int>& ranks = comm_->ranks();
+  auto args = [&](std::size_t p) {
+    return LayerArgs{std::uint32_t(mb), tag_, std::uint32_t(p), 0};
+  };
+  for (std::size_t p = 0; p < ranks.size(); ++p)
+    published_.push_back(rt_.submit(Range{1, 0, first + p}, kernels_.forward, in(w.fp32, whole),
+                                    in(w.bf16, whole), in(b.x, xs), local(saved_), args(p),
+                                    on(ranks[p])));
+  // Layer by layer over the ranks: a layer's gradient is whole (and its
+  // buckets' reduction may start) once every rank has made it.
+  const auto& layers = layout_.layers();
+  for (std::size_t i = layers.size(); i-- > 0;) {
+    const Layer& l = layers[i];
+    for (std::size_t p = 0; p < ranks.size(); ++p) {
+      const Range item{1, 0, first + p};
+      const BufferArg slot = out(slots_[p], elements(l.weight, l.end()));
+      if (i + 1 == layers.size())
+        published_.push_back(rt_.submit(item, kernels_.backward[i], in(w.fp32, whole),
+                                        in(w.bf16, whole), in(b.x, xs), in(b.y, ys), local(saved_),
+                                        local(accumulator_), slot, args(p),
+                                        out(losses_, elements(p, p + 1)), on(ranks[p])));
+      else
+        published_.push_back(rt_.submit(item, kernels_.backward[i], in(w.fp32, whole),
+                                        in(w.bf16, whole), in(b.x, xs), in(b.y, ys), local(saved_),
+                                        local(accumulator_), slot, args(p), on(ranks[p])));
+    }
+  }
 }
 
 std::vector<std::vector<collective::Piece>> Trainer::reduce_scatter(std::vector<Task>& tasks) {
@@ -245,10 +299,11 @@ std::vector<std::vector<collective::Piece>> Trainer::reduce_scatter(std::vector<
   return owned;
 }
 
-Trainer::Update Trainer::update() {
+Trainer::Update Trainer::update(const std::vector<collective::Piece>& done) {
   const std::uint64_t n = layout_.params();
   const AdamWRates rates = rates_of(config_.optimizer);
   const AdamWStep step = step_of(config_.optimizer, step_, 1.0f / float(config_.batch));
+  const Weights &from = weights_after(step_ - 1), &to = weights_after(step_);
   Update u;
   u.start = rt_.clock().now();
   if (!shared_) {
@@ -266,22 +321,21 @@ Trainer::Update Trainer::update() {
       u.reduced = rt_.clock().now();
     }
     for (const auto& pieces : owned) {
-      for (std::size_t p = 0; p < ranks.size(); ++p) {
-        const collective::Piece c = pieces[p];
-        if (c.size() == 0) continue;
-        u.tasks.push_back(rt_.submit(Range{c.size(), 0, c.begin}, kernels_.adamw_slots,
-                                     in(slots_[p], elements(c.begin, c.end)), inout(params_),
-                                     inout(m_), inout(v_), out(weights_bf16_), rates, step,
-                                     SlotArgs{n, 1, 0}, on(ranks[p])));
-      }
+      for (std::size_t p = 0; p < ranks.size(); ++p)
+        for (const collective::Piece c : collective::uncovered(pieces[p], done))
+          u.updates.emplace_back(rt_.submit(Range{c.size(), 0, c.begin}, kernels_.adamw_slots,
+                                            in(slots_[p], elements(c.begin, c.end)), in(from.fp32),
+                                            out(to.fp32), inout(m_), inout(v_), out(to.bf16), rates,
+                                            step, SlotArgs{n, 1, 0}, on(ranks[p])),
+                                 c);
       gather_early(pieces, u.tasks);
     }
     return u;
   }
   const InstanceArgs acc{n, std::uint32_t(rt_.devices().size()), tag_};
   u.run = rt_.parallel_for_async(Range{n}, kernels_.adamw_shared, instances(accumulator_),
-                                 inout(params_), inout(m_), inout(v_), out(weights_bf16_), rates,
-                                 step, acc, Policy::weighted());
+                                 in(from.fp32), out(to.fp32), inout(m_), inout(v_), out(to.bf16),
+                                 rates, step, acc, Policy::weighted());
   rt_.submit(Range{1}, kernels_.losses_shared, instances(accumulator_), out(losses_, whole), acc,
              on(devices_[0]));
   return u;
@@ -293,12 +347,13 @@ void Trainer::gather_early(const std::vector<collective::Piece>& owned, std::vec
     // The weights the device's forward reads: fp32, or the bf16 copy (argument 1 of train.grad).
     const std::uint64_t unused =
         kernels_.grad.unused_args(rt_.devices()[std::size_t(d)]->info().code_backend());
+    const Weights& next = weights_after(step_);
     if (unused & 1)
       tasks.push_back(
-          rt_.submit(Range{1}, kernels_.stage, in(weights_bf16_, elements(c.begin, c.end)), on(d)));
+          rt_.submit(Range{1}, kernels_.stage, in(next.bf16, elements(c.begin, c.end)), on(d)));
     else
       tasks.push_back(
-          rt_.submit(Range{1}, kernels_.stage, in(params_, elements(c.begin, c.end)), on(d)));
+          rt_.submit(Range{1}, kernels_.stage, in(next.fp32, elements(c.begin, c.end)), on(d)));
   }
 }
 
@@ -307,6 +362,7 @@ void Trainer::update_across_processes(const std::vector<std::vector<collective::
   const std::uint64_t n = layout_.params();
   const AdamWRates rates = rates_of(config_.optimizer);
   const AdamWStep step = step_of(config_.optimizer, step_, 1.0f / float(config_.batch));
+  const Weights &before = weights_after(step_ - 1), &after = weights_after(step_);
   const std::vector<int>& ranks = comm_->ranks();
   // A task per piece of bucket b, over the processes' sum in `from`.
   auto submit_update = [&](std::size_t b, const Buffer<float>& from) {
@@ -314,9 +370,9 @@ void Trainer::update_across_processes(const std::vector<std::vector<collective::
       const collective::Piece c = owned[b][p];
       if (c.size() == 0) continue;
       u.tasks.push_back(rt_.submit(Range{c.size(), 0, c.begin}, kernels_.adamw_slots,
-                                   in(from, elements(c.begin, c.end)), inout(params_), inout(m_),
-                                   inout(v_), out(weights_bf16_), rates, step, SlotArgs{n, 1, 0},
-                                   on(ranks[p])));
+                                   in(from, elements(c.begin, c.end)), in(before.fp32),
+                                   out(after.fp32), inout(m_), inout(v_), out(after.bf16), rates,
+                                   step, SlotArgs{n, 1, 0}, on(ranks[p])));
     }
   };
   const bool on_leader = bool(across_);
@@ -347,12 +403,28 @@ void Trainer::update_across_processes(const std::vector<std::vector<collective::
   for (std::size_t b = 0; b < buckets_.size(); ++b) submit_update(b, from);
 }
 
+void Trainer::settle_update(Update& u, std::vector<collective::Piece>& done) {
+  auto settle = [&](Task t) {
+    try {
+      rt_.wait(t);
+      return true;
+    } catch (const Error& e) {
+      if (e.code() != Errc::device_failed) throw;
+      return false;
+    }
+  };
+  for (Task t : u.tasks) settle(t);
+  for (const auto& [t, piece] : u.updates)
+    if (settle(t)) done.push_back(piece);
+}
+
 RunStats Trainer::finish(Update u) {
   if (shared_) return rt_.wait(std::move(u.run));
   for (Task t : u.tasks) rt_.wait(t);
+  for (const auto& [t, piece] : u.updates) rt_.wait(t);
   RunStats s;
   s.policy = comm_->name();
-  s.tasks = u.tasks.size();
+  s.tasks = u.tasks.size() + u.updates.size();
   s.items = layout_.params();
   s.start_s = u.start;
   s.makespan_s = rt_.clock().now() - u.start;
@@ -427,31 +499,66 @@ void Trainer::learn(const RunStats& grad) {
   follow_rates();
 }
 
+RunStats Trainer::wait(Grad grad) {
+  if (grad.run) return rt_.wait(std::move(*grad.run));
+  RunStats s;  // every micro-batch went by layers
+  s.policy = config_.policy;
+  s.devices.resize(rt_.devices().size());
+  s.start_s = grad.start_s;
+  s.simulated = rt_.clock().is_virtual();
+  return s;
+}
+
+void Trainer::count_layers(RunStats& grad, double done_s) {
+  // Each device ran its layers from the end of the policy's run (or the
+  // step's start) to done_s, the last of them to end: its busy time is
+  // counted so, a little more than it was for those that ended earlier.
+  const double layers_s = done_s - (grad.start_s + grad.makespan_s);
+  for (int d : devices_) {
+    DeviceStats& s = grad.devices[std::size_t(d)];
+    ++s.items;
+    ++s.chunks;
+    s.busy_s += std::max(0.0, layers_s);
+  }
+  grad.items += devices_.size();
+  grad.makespan_s = done_s - grad.start_s;
+}
+
 StepResult Trainer::step() {
   const double start = rt_.clock().now();
   StepResult r;
   r.step = ++step_;
-  Runtime::PendingRun grad = accumulate(step_);
+  const Weights& from = weights_after(step_ - 1);
+  bool by_layers = layered(step_);
+  Grad grad = accumulate(step_, from, by_layers);
   // Read in place, the accumulators of a device that fails stay where its
   // memory answers (and a table over a lost one fails the update, and so this
   // step): the update follows the micro-batches at once, with no turn of the
-  // host between.
+  // host between. By layers, the reduction and update follow each layer.
   Update updated;
-  if (shared_) updated = update();
+  if (shared_ || by_layers) updated = update();
   stage(load(step_ + 1));  // on the host while the step runs
-  r.grad = rt_.wait(std::move(grad));
+  r.grad = wait(std::move(grad));
+  double layers_done = 0;
   if (shared_) {
     drop_failed(r.grad, r.failures);
   } else {
-    // A slot's publish is pinned to its device and reads that device's
-    // accumulator: where one failed, its publish failed with it, and the
-    // survivors accumulate and publish the step again, then update.
+    // A slot's publish (or a layer's backward) is pinned to its device and
+    // reads that device's accumulator: where one failed, so did its publish,
+    // and the survivors accumulate and publish the step again, then update
+    // what the tasks before the failure did not.
     settle_published();
+    layers_done = rt_.clock().now();
+    std::vector<collective::Piece> done;
+    if (by_layers) settle_update(updated, done);
+    bool again = false;
     while (drop_failed(r.grad, r.failures)) {
-      r.grad = rt_.wait(accumulate(step_));
+      again = true;
+      by_layers = false;
+      r.grad = wait(accumulate(step_, from, false));
       settle_published();
     }
-    updated = update();
+    if (again || !by_layers) updated = update(done);
   }
   const double reduced = updated.reduced;
   r.update = finish(std::move(updated));
@@ -470,12 +577,14 @@ StepResult Trainer::step() {
   }
   r.loss = loss / double(config_.batch);
   learn(r.grad);
+  // Rates come from the micro-batches the policy placed; the figures count all.
+  if (by_layers) count_layers(r.grad, layers_done);
   r.seconds = rt_.clock().now() - start;
   return r;
 }
 
 std::vector<float> Trainer::gradient(int step) {
-  rt_.wait(accumulate(step));
+  wait(accumulate(step, weights_after(step_), false));
   settle_published();
   const std::size_t n = layout_.params();
   std::vector<float> sum(n, 0.0f);
@@ -520,7 +629,7 @@ std::string Trainer::collective() const {
 }
 
 std::vector<float> Trainer::params() {
-  auto p = params_.read();
+  auto p = weights_after(step_).fp32.read();
   return {p.begin(), p.end()};
 }
 
@@ -558,8 +667,9 @@ void Trainer::restore(const Checkpoint& c) {
   if (c.params.size() != n || c.m.size() != n || c.v.size() != n)
     raise(Errc::invalid_argument, "checkpoint", "its arrays are not of this model's size");
   rt_.wait_all();
-  auto p = params_.host();
-  auto low = weights_bf16_.host();
+  step_ = c.step;
+  auto p = weights_after(step_).fp32.host();
+  auto low = weights_after(step_).bf16.host();
   auto m = m_.host(), v = v_.host();
   for (std::size_t i = 0; i < n; ++i) {
     p[i] = c.params[i];
@@ -567,7 +677,6 @@ void Trainer::restore(const Checkpoint& c) {
     m[i] = c.m[i];
     v[i] = c.v[i];
   }
-  step_ = c.step;
   // Devices the checkpoint knew keep their rates; others start from their peak figures.
   for (int d : devices_)
     if (auto it = c.rates.find(rt_.devices()[std::size_t(d)]->name()); it != c.rates.end())

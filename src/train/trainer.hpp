@@ -11,8 +11,13 @@
 // device updates the share of each bucket it holds the sum of: a
 // reduce-scatter, a sharded optimizer step and an all-gather of the weights
 // (by coherence, as the next step reads them), with each bucket's update
-// running while the next bucket is reduced. Every device computes with the
-// same weights at every step, whatever the split.
+// running while the next bucket is reduced. With overlap, each device runs
+// the last micro-batch it takes a layer at a time, from the last layer down,
+// each layer's gradient written straight into its slot: a bucket is reduced
+// and updated while the layers below it are still computed. Every device
+// computes with the same weights at every step, whatever the split; the
+// update writes them beside the ones the step read, so a step that a failed
+// device leaves half updated is done again from where it began.
 //
 // A job of several processes (mpirun, collective/process_group.hpp) runs one
 // Trainer in each, over its own devices: each step's global batch is cut
@@ -23,6 +28,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -131,6 +137,14 @@ class Trainer {
   const std::vector<double>& rates() const { return rates_; }
 
  private:
+  // The weights: fp32 masters and the bf16 copy GPUs compute with.
+  struct Weights {
+    Buffer<float> fp32;
+    Buffer<std::uint16_t> bf16;
+  };
+  // The weights once `step` steps are done (two sets in turn: step s reads
+  // set (s - 1) % 2 and writes set s % 2).
+  Weights& weights_after(int step) { return weights_[std::size_t(step & 1)]; }
   struct Batch {
     Buffer<float> x, y;
     int data = 0;             // which batch of data it holds; 0: none yet
@@ -141,17 +155,40 @@ class Trainer {
   // This process's micro-batches of step `step`: all of them, or its share.
   ProcessShares::Share share(int step);
   // grad (then publish, where the accumulators are not shared) for the batch
-  // of `step`, under a fresh tag.
-  Runtime::PendingRun accumulate(int step);
+  // of `step` at weights `w`, under a fresh tag. `layered`: each device's
+  // last micro-batch runs a layer at a time into its slot (submit_layers)
+  // instead of being published.
+  struct Grad {
+    std::optional<Runtime::PendingRun> run;  // none where every micro-batch goes by layers
+    double start_s = 0;
+  };
+  Grad accumulate(int step, const Weights& w, bool layered);
+  RunStats wait(Grad grad);
+  // Adds the micro-batches run by layers, one a device, ended by `done_s`,
+  // to `grad`'s figures.
+  void count_layers(RunStats& grad, double done_s);
+  // Through a communicator with overlap, where every device has code for the
+  // layers and gets a micro-batch of its own.
+  bool layered(int step);
+  // Micro-batches first, first + 1, ... (one per rank) of `b`, forward then
+  // backward a layer at a time, each rank's into its slot; into published_.
+  void submit_layers(const Batch& b, const Weights& w, std::uint64_t first);
   // The reduction and AdamW step on the accumulation just made, and the
   // losses: one run in place, or the ring's and the shards' tasks.
   struct Update {
     Runtime::PendingRun run;
     std::vector<Task> tasks;
+    // Through a communicator: the AdamW tasks and the pieces each updates.
+    std::vector<std::pair<Task, collective::Piece>> updates;
     double start = 0;    // when the tasks were submitted
     double reduced = 0;  // without overlap: when the reduction ended
   };
-  Update update();
+  // `done`: pieces updated already this step (by tasks that ran before a
+  // device failed), left as they are.
+  Update update(const std::vector<collective::Piece>& done = {});
+  // Waits for every task of `u`, raising nothing for those that failed with
+  // their device; the pieces whose update is done are added to `done`.
+  void settle_update(Update& u, std::vector<collective::Piece>& done);
   RunStats finish(Update u);
   // Through the communicator: submits the reduction of every bucket; each
   // rank's pieces (its sum over them in its slot), a piece a bucket.
@@ -185,14 +222,16 @@ class Trainer {
   std::vector<int> devices_;
   std::vector<double> rates_;
   std::vector<RateWindow> seen_;  // per device
-  Buffer<float> params_, m_, v_;
-  Buffer<std::uint16_t> weights_bf16_;  // what GPUs compute with, written by each update
+  Weights weights_[2];
+  Buffer<float> m_, v_;
   PerDevice<float> accumulator_;
+  PerDevice<float> saved_;  // a layered micro-batch's activations, made on first use
   // Where the accumulators are not read in place: a slot per rank.
   std::unique_ptr<collective::Communicator> comm_;
   std::string comm_note_;
   std::vector<Buffer<float>> slots_;
-  std::vector<Task> published_;  // the latest accumulation's copies into the slots
+  // The latest accumulation's copies into the slots (or its layers' backward).
+  std::vector<Task> published_;
   std::vector<collective::Piece> buckets_;
   Buffer<float> losses_;  // per device (shared) or per slot
   std::vector<Batch> batches_;

@@ -64,3 +64,13 @@ TEST(Shares, RefuseWeightsThatSumToNothing) {
   EXPECT_THROW(shares({0, 10}, {0, 0}, 1), Error);
   EXPECT_THROW(shares({0, 10}, {}, 1), Error);
 }
+
+TEST(Uncovered, IsWhatNoDonePieceHolds) {
+  using V = std::vector<Piece>;
+  EXPECT_EQ(uncovered({10, 50}, {}), (V{{10, 50}}));
+  EXPECT_EQ(uncovered({10, 50}, {{0, 10}, {50, 60}}), (V{{10, 50}}));
+  // Out of order, overlapping, reaching past either end.
+  EXPECT_EQ(uncovered({10, 50}, {{30, 35}, {5, 12}, {33, 40}, {48, 70}}), (V{{12, 30}, {40, 48}}));
+  EXPECT_EQ(uncovered({10, 50}, {{0, 100}}), V{});
+  EXPECT_EQ(uncovered({10, 10}, {}), V{});
+}

@@ -1,5 +1,6 @@
 // The model's host math: its gradient against finite differences, micro-
-// batches that add up to the whole batch, and a loss that falls under AdamW.
+// batches that add up to the whole batch, backward a layer at a time, and a
+// loss that falls under AdamW.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -76,6 +77,43 @@ TEST(MlpCpu, MicroBatchesAddUpToTheWholeBatch) {
   EXPECT_NEAR(parts_loss, whole_loss, 1e-4 * whole_loss);
   for (std::size_t i = 0; i < m.params(); ++i)
     ASSERT_NEAR(parts[i], whole[i], 1e-4f + 1e-4f * std::abs(whole[i])) << "parameter " << i;
+}
+
+// A layer at a time, from the last down (each layer's gradient added to
+// another array's, written over the layer's parameters only), is the whole
+// backward: the same bits, and the same loss.
+TEST(MlpCpu, LayerByLayerIsTheWholeBackward) {
+  const MlpShape shape{9, 24, 3, 5};
+  MlpLayout m(shape);
+  std::vector<float> p(m.params());
+  init_params(m, 5, p);
+  Teacher teacher(shape, 6);
+  const int rows = 11;
+  Data d(teacher, shape, 1, rows);
+  std::vector<float> earlier(m.params());  // an accumulator's earlier micro-batches
+  for (std::size_t i = 0; i < earlier.size(); ++i) earlier[i] = 0.01f * float(i % 13) - 0.05f;
+  std::vector<float> whole = earlier, ws;
+  const double loss =
+      loss_and_grad_cpu(m, p.data(), d.x.data(), d.y.data(), rows, whole.data(), ws);
+  std::vector<float> saved(m.workspace(rows)), slot(m.params(), -7.0f);
+  forward_saved_cpu(m, p.data(), d.x.data(), rows, saved.data());
+  double layered_loss = 0;
+  for (std::size_t i = m.layers().size(); i-- > 0;) {
+    layered_loss += backward_layer_cpu(m, i, p.data(), d.x.data(), d.y.data(), rows, saved.data(),
+                                       earlier.data(), slot.data());
+    // Only layer i and the ones above it are written so far.
+    for (std::size_t j = 0; j < m.layers()[i].weight; ++j) ASSERT_EQ(slot[j], -7.0f) << j;
+  }
+  EXPECT_EQ(layered_loss, loss);
+  for (std::size_t i = 0; i < m.params(); ++i) ASSERT_EQ(slot[i], whole[i]) << "parameter " << i;
+  // Added to nothing (null), it is the micro-batch's gradient alone.
+  std::vector<float> alone(m.params(), 0.0f), fresh(m.params(), 3.0f);
+  loss_and_grad_cpu(m, p.data(), d.x.data(), d.y.data(), rows, alone.data(), ws);
+  forward_saved_cpu(m, p.data(), d.x.data(), rows, saved.data());
+  for (std::size_t i = m.layers().size(); i-- > 0;)
+    backward_layer_cpu(m, i, p.data(), d.x.data(), d.y.data(), rows, saved.data(), nullptr,
+                       fresh.data());
+  for (std::size_t i = 0; i < m.params(); ++i) ASSERT_EQ(fresh[i], alone[i]) << "parameter " << i;
 }
 
 TEST(MlpCpu, TheLossFallsUnderAdamW) {

@@ -2,8 +2,8 @@
 // per backend (test_trainer.cpp: cpu and sim; test_trainer_cuda.cpp, _opencl): the
 // reduced gradient is the one-device gradient of the whole batch, training on
 // many devices keeps the weights of training on one, a device that fails is
-// left out with nothing lost, the loss falls, and bad
-// configurations are named. Backends that compute in bf16 (cuda) are held to
+// left out with nothing lost, reducing behind backward changes nothing, the
+// loss falls, and bad configurations are named. Backends that compute in bf16 (cuda) are held to
 // bf16's precision, the others to fp32's.
 #pragma once
 
@@ -144,6 +144,24 @@ TEST_P(Training, ADeviceThatFailsIsLeftOutAndNothingIsLost) {
     if (d != 1) survivors.push_back(d);
   EXPECT_EQ(all.devices(), survivors);
   EXPECT_LT(relative_to_training(all.params(), one.params(), start), bf16() ? 5e-2 : 1e-4);
+}
+
+// With overlap (the default), through a communicator each device runs its
+// last micro-batch a layer at a time and the buckets are reduced and updated
+// behind it: the weights are those of reducing after the whole backward.
+TEST_P(Training, ReducingBehindBackwardKeepsTheWeights) {
+  TRAINING_OPEN(rt);
+  TrainConfig c = small("static");
+  Trainer behind(*rt, c);
+  c.overlap = false;
+  Trainer after(*rt, c);
+  const std::vector<float> start = after.params();
+  for (int s = 0; s < 3; ++s) {
+    const StepResult a = behind.step(), b = after.step();
+    EXPECT_NEAR(a.loss, b.loss, (bf16() ? 1e-2 : 1e-5) * b.loss) << "step " << a.step;
+    EXPECT_EQ(a.grad.items, b.grad.items) << "every micro-batch counted";
+  }
+  EXPECT_LT(relative_to_training(behind.params(), after.params(), start), bf16() ? 5e-2 : 1e-5);
 }
 
 TEST_P(Training, TheLossFalls) {

@@ -39,7 +39,7 @@ class CudaDevice final : public Device {
  private:
   std::shared_ptr<Context> ctx_;
   std::unique_ptr<ModuleCache> modules_;
-  std::unique_ptr<CudaQueue> queues_[3];  // by QueueRole
+  std::unique_ptr<CudaQueue> queues_[kQueueRoles];  // by QueueRole
   bool zero_copy_ = false;
 };
 

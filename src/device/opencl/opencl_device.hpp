@@ -38,7 +38,7 @@ class ClDevice final : public Device {
   // OpenCL allocates lazily, at first use, so running out would surface at
   // some later enqueue; counting here reports it at allocate().
   std::atomic<std::uint64_t> allocated_{0};
-  std::array<std::unique_ptr<ClQueue>, 3> queues_;  // by QueueRole
+  std::array<std::unique_ptr<ClQueue>, kQueueRoles> queues_;  // by QueueRole
 };
 
 }  // namespace baton::detail::opencl

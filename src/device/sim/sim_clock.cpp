@@ -14,13 +14,15 @@ class SimClock::SimParker final : public Parker {
   SimParker(std::shared_ptr<SimClock> clock, bool worker) : clock_(std::move(clock)) {
     blocked_.worker = worker;
   }
-  void park() override {
+  void park() override { park_until(-1); }
+  void park_until(double t) override {
     std::unique_lock lock(clock_->mu_);
     if (permit_) {
       permit_ = false;
       return;
     }
-    blocked_.until = -1;
+    if (t >= 0 && clock_->now() >= t) return;
+    blocked_.until = t;
     clock_->block(lock, blocked_);
     permit_ = false;
   }

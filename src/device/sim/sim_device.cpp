@@ -47,6 +47,9 @@ class SimDevice::SimQueue final : public Queue {
     set_time(dev_.finish_time(start, k, span));
   }
   EventPtr record() override { return std::make_shared<SimEvent>(dev_.clock_, time()); }
+  // From when the queue is free or now, whichever is later: the commands
+  // after it take their own time from there.
+  EventPtr record_timed() override { return std::make_shared<SimEvent>(dev_.clock_, start_time()); }
   void wait(const EventPtr& e) override {
     if (auto* sim = dynamic_cast<SimEvent*>(e->recorded())) {
       std::lock_guard lock(mu_);

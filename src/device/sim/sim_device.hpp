@@ -5,6 +5,7 @@
 // coherence is checked for real while time is simulated.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -73,9 +74,16 @@ class SimEvent final : public Event {
   SimEvent(std::shared_ptr<SimClock> clock, double time) : clock_(std::move(clock)), time_(time) {}
   void wait() override { clock_->wait_until(time_); }
   bool ready() override { return clock_->now() >= time_; }
-  bool wait_for(double) override {
-    wait();
-    return true;
+  // At most `seconds` of virtual time, as a GPU's poll returns: a worker
+  // waiting on a long kernel still sees the work given to it meanwhile.
+  bool wait_for(double seconds) override {
+    clock_->wait_until(std::min(time_, clock_->now() + seconds));
+    return ready();
+  }
+  double due_s() const override { return time_; }
+  double seconds_since(Event& start) override {
+    auto* s = dynamic_cast<SimEvent*>(&start);
+    return s ? time_ - s->time_ : -1;
   }
   double time() const { return time_; }
 
@@ -137,7 +145,7 @@ class SimDevice final : public Device {
   std::map<std::string, PathCost> peers_;
   std::array<std::atomic<std::uint64_t>, kLinkKinds> moved_{};  // bytes by LinkKind
   void moved(LinkKind kind, std::size_t bytes) { moved_[std::size_t(kind)] += bytes; }
-  std::array<std::unique_ptr<SimQueue>, 3> queues_;  // by QueueRole
+  std::array<std::unique_ptr<SimQueue>, kQueueRoles> queues_;  // by QueueRole
   std::mutex memory_mu_;
   std::uint64_t allocated_ = 0;  // against spec_.memory_bytes
 };

@@ -62,20 +62,23 @@ __device__ bool aligned16(const void* p) {
   return (reinterpret_cast<unsigned long long>(p) & 15) == 0;
 }
 
-// AdamW over parameters [begin, end), grid-stride: four at a time with
+// AdamW over parameters [begin, end), from the weights `from` to `p`
+// (another array: the step's weights stay for a redo), grid-stride: four at a time with
 // 16-byte loads where every array allows it (the update is memory-bound), one
 // at a time at the unaligned edges. Each parameter's arithmetic is the same
 // either way, so every split gives the same bits.
 __device__ void adamw_range(unsigned long long begin, unsigned long long end, const Sources& src,
-                            float* p, float* m, float* v, __nv_bfloat16* low, const AdamWRates& r,
-                            const AdamWStep& s) {
+                            const float* from, float* p, float* m, float* v, __nv_bfloat16* low,
+                            const AdamWRates& r, const AdamWStep& s) {
   const unsigned long long stride = 256ull * gridDim.x, t = item();
   auto one = [&](unsigned long long i) {
     float g = 0.0f;
     for (unsigned k = 0; k < src.count; ++k) g += src.at[k][i];
-    low[i] = __float2bfloat16(adamw(r, s, g, p[i], m[i], v[i]));
+    float w = from[i];
+    low[i] = __float2bfloat16(adamw(r, s, g, w, m[i], v[i]));
+    p[i] = w;
   };
-  const bool quads = src.quads && aligned16(p) && aligned16(m) && aligned16(v) &&
+  const bool quads = src.quads && aligned16(from) && aligned16(p) && aligned16(m) && aligned16(v) &&
                      (reinterpret_cast<unsigned long long>(low) & 7) == 0;
   const unsigned long long head = quads ? min(end, (begin + 3) & ~3ull) : end;
   const unsigned long long n4 = (end - head) / 4;
@@ -87,7 +90,7 @@ __device__ void adamw_range(unsigned long long begin, unsigned long long end, co
       const float4 a = *reinterpret_cast<const float4*>(src.at[k] + i);
       g.x += a.x, g.y += a.y, g.z += a.z, g.w += a.w;
     }
-    float4 pp = *reinterpret_cast<float4*>(p + i), mm = *reinterpret_cast<float4*>(m + i),
+    float4 pp = *reinterpret_cast<const float4*>(from + i), mm = *reinterpret_cast<float4*>(m + i),
            vv = *reinterpret_cast<float4*>(v + i);
     const __nv_bfloat162 lo = __floats2bfloat162_rn(adamw(r, s, g.x, pp.x, mm.x, vv.x),
                                                     adamw(r, s, g.y, pp.y, mm.y, vv.y));
@@ -115,9 +118,9 @@ extern "C" __global__ void baton_train_publish(unsigned long long begin, unsigne
 // The two updates are launched by update_cuda.cpp with a grid of its own
 // choosing (not one thread per item).
 extern "C" __global__ void baton_train_adamw_slots(unsigned long long begin, unsigned long long end,
-                                                   const float* slots, float* p, float* m, float* v,
-                                                   __nv_bfloat16* low, AdamWRates r, AdamWStep s,
-                                                   SlotArgs sl) {
+                                                   const float* slots, const float* from, float* p,
+                                                   float* m, float* v, __nv_bfloat16* low,
+                                                   AdamWRates r, AdamWStep s, SlotArgs sl) {
   __shared__ Sources src;
   if (threadIdx.x == 0) {
     src.count = sl.slots;
@@ -128,16 +131,14 @@ extern "C" __global__ void baton_train_adamw_slots(unsigned long long begin, uns
     }
   }
   __syncthreads();
-  adamw_range(begin, end, src, p, m, v, low, r, s);
+  adamw_range(begin, end, src, from, p, m, v, low, r, s);
 }
 
 // The accumulators in place: a device's counts only when it holds this
 // accumulation (its tag), summed in device order.
-extern "C" __global__ void baton_train_adamw_shared(unsigned long long begin,
-                                                    unsigned long long end,
-                                                    const float* const* table, float* p, float* m,
-                                                    float* v, __nv_bfloat16* low, AdamWRates r,
-                                                    AdamWStep s, InstanceArgs in) {
+extern "C" __global__ void baton_train_adamw_shared(
+    unsigned long long begin, unsigned long long end, const float* const* table, const float* from,
+    float* p, float* m, float* v, __nv_bfloat16* low, AdamWRates r, AdamWStep s, InstanceArgs in) {
   __shared__ Sources src;
   if (threadIdx.x == 0) {
     src.count = 0;
@@ -150,7 +151,7 @@ extern "C" __global__ void baton_train_adamw_shared(unsigned long long begin,
     }
   }
   __syncthreads();
-  adamw_range(begin, end, src, p, m, v, low, r, s);
+  adamw_range(begin, end, src, from, p, m, v, low, r, s);
 }
 
 extern "C" __global__ void baton_train_losses_shared(unsigned long long begin,

@@ -49,13 +49,14 @@ __kernel void baton_train_publish(ulong begin, ulong end, __global const float* 
 }
 
 __kernel void baton_train_adamw_slots(ulong begin, ulong end, __global const float* slots,
-                                      __global float* p, __global float* m, __global float* v,
-                                      __global ushort* low, AdamWRates r, AdamWStep s, SlotArgs sl) {
+                                      __global const float* from, __global float* p,
+                                      __global float* m, __global float* v, __global ushort* low,
+                                      AdamWRates r, AdamWStep s, SlotArgs sl) {
   const ulong i = begin + get_global_id(0);
   if (i >= end) return;
   float g = 0.0f;
   for (uint k = 0; k < sl.slots; ++k) g += slots[k * sl.stride + i];
-  float pi = p[i], mi = m[i], vi = v[i];
+  float pi = from[i], mi = m[i], vi = v[i];
   g *= s.scale;
   mi = r.beta1 * mi + (1.0f - r.beta1) * g;
   vi = r.beta2 * vi + (1.0f - r.beta2) * g * g;
