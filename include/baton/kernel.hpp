@@ -127,6 +127,11 @@ class Kernel {
   // Its launches go on the device's side queue (QueueRole::side), beside the
   // long kernels of the compute queue rather than behind them.
   Kernel& side_queue();
+  // It launches nothing that matters: a task of it only brings its inputs to
+  // the device (an early read). Held on the host until those are written, so
+  // that its copies do not wait at the head of the device's copy queue, in
+  // front of copies that could run now.
+  Kernel& prefetch();
 
   const std::string& name() const { return impl_->name; }
   // Unique per Kernel object (copies share it): backends key compiled code on it.
@@ -146,6 +151,7 @@ class Kernel {
   // Bit i: argument i is not touched on backend `b` (see unused()).
   std::uint64_t unused_args(BackendKind b) const { return impl_->unused[int(b)]; }
   bool uses_side_queue() const { return impl_->side; }
+  bool is_prefetch() const { return impl_->prefetch; }
   // True when a device of backend `b` can run this kernel.
   bool runs_on(BackendKind b) const;
 
@@ -155,7 +161,7 @@ class Kernel {
     std::uint64_t id = 0;
     CpuFn cpu;
     GpuCode cuda, opencl;
-    bool has_cuda = false, has_opencl = false, side = false;
+    bool has_cuda = false, has_opencl = false, side = false, prefetch = false;
     NativeFn native[kBackendCount];
     CostFn cost, traffic;
     std::uint64_t unused[kBackendCount] = {};

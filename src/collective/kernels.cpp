@@ -50,6 +50,7 @@ Kernel touch_kernel() {
     k.native(BackendKind::cuda, [](void*, Span, const KernelArgs&) {});
     k.native(BackendKind::opencl, [](void*, Span, const KernelArgs&) {});
     k.cost([](Span) { return 0.0; });
+    k.prefetch();
     return k;
   }();
   return shared;

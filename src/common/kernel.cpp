@@ -64,6 +64,11 @@ Kernel& Kernel::side_queue() {
   return *this;
 }
 
+Kernel& Kernel::prefetch() {
+  impl_->prefetch = true;
+  return *this;
+}
+
 Kernel& Kernel::cost(CostFn fn) {
   impl_->cost = std::move(fn);
   return *this;

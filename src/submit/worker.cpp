@@ -209,7 +209,7 @@ bool Worker::step() {
   const std::size_t task_room = depth_ > 1 ? depth_ * 8 : depth_;
   bool progressed =
       chunks_in_flight_ > 0 || main_.flight.size() >= task_room || !side_.flight.empty()
-          ? reap(false)
+          ? reap()
           : false;
   while (main_.flight.size() < task_room && alive()) {
     auto w = find_work(chunks_in_flight_ < chunk_room);
@@ -227,16 +227,41 @@ bool Worker::step() {
   }
   if (!deferred_.empty() && retry_deferred()) progressed = true;
   if (progressed || !alive()) return true;
-  if (!main_.flight.empty() || !side_.flight.empty()) {
-    reap(true);
-    return true;
+  if (main_.flight.empty() && side_.flight.empty() && deferred_.empty()) return false;
+  wait_for_progress();
+  reap();
+  return true;
+}
+
+void Worker::wait_for_progress() {
+  // What it waits for: its oldest work on each queue, and what holds each
+  // task it deferred. A device's event is polled for a while; simulated
+  // ones say when they complete, and the worker parks until the first of
+  // them (virtual time has no poll period), or until it is given work.
+  Event* poll = nullptr;
+  double due = -1;
+  auto consider = [&](Event& e) {
+    const double d = e.due_s();
+    if (d < 0) {
+      if (!poll) poll = &e;
+    } else if (due < 0 || d < due) {
+      due = d;
+    }
+  };
+  if (!main_.flight.empty()) consider(*main_.flight.front().done);
+  if (!side_.flight.empty()) consider(*side_.flight.front().done);
+  for (const TaskRecord* t : deferred_)
+    if (const EventPtr* e = holding(t, lane_of(t))) consider(**e);
+  try {
+    if (poll) {
+      poll->wait_for(kPollS);
+    } else if (due >= 0) {
+      sleeping_.store(true, std::memory_order_seq_cst);
+      if (!stop_.load(std::memory_order_seq_cst)) parker_->park_until(due);
+      sleeping_.store(false, std::memory_order_relaxed);
+    }
+  } catch (const Error&) {  // a failed device: reap() hears of it
   }
-  if (!deferred_.empty()) {
-    const TaskRecord* t = deferred_.front();
-    if (const EventPtr* e = holding(t, lane_of(t))) wait_on(**e);
-    return true;
-  }
-  return false;
 }
 
 void Worker::idle() {
@@ -392,6 +417,7 @@ const EventPtr* Worker::holding(const TaskRecord* t, Lane& lane) {
     // inputs (backward, layer by layer) come bucket by bucket: held here, a
     // bucket's first step enters the queue once its gradient is made.
     if (lane.side && !w.side && !done_now(w.event)) return &w.event;
+    if (t->kernel->kernel.is_prefetch() && !done_now(w.event)) return &w.event;
   }
   return nullptr;
 }
@@ -525,18 +551,6 @@ void Worker::in_flight(Lane& lane, InFlight f) {
     lane.flight.push_back(std::move(f));
 }
 
-bool Worker::wait_on(Event& e) {
-  const double due = e.due_s();
-  if (due < 0) return e.wait_for(kPollS);
-  // Virtual time has no poll period: it parks until the event's time, or
-  // until someone gives it work (post and announce wake a sleeping worker).
-  // Work already queued does not keep it up: it may have no room for it.
-  sleeping_.store(true, std::memory_order_seq_cst);
-  if (!stop_.load(std::memory_order_seq_cst)) parker_->park_until(due);
-  sleeping_.store(false, std::memory_order_relaxed);
-  return e.ready();
-}
-
 bool Worker::done_now(const EventPtr& e) {
   try {
     return e->ready();
@@ -600,15 +614,12 @@ bool Worker::retry_deferred() {
 
 // ---- completion ----
 
-bool Worker::reap(bool block) {
-  // Blocks (a poll's length at most) on the compute queue's oldest work
-  // where there is some: the side queue's is short.
-  const bool on_main = !main_.flight.empty();
-  const bool side = reap(side_, block && !on_main);
-  return reap(main_, block && on_main && !side) || side;
+bool Worker::reap() {
+  const bool side = reap(side_);
+  return reap(main_) || side;
 }
 
-bool Worker::reap(Lane& lane, bool block) {
+bool Worker::reap(Lane& lane) {
   std::deque<InFlight>& flight = lane.flight;
   if (flight.empty()) return false;
   // Everything in flight on a lane went down its queue, in order, so what is
@@ -628,7 +639,6 @@ bool Worker::reap(Lane& lane, bool block) {
           not_done = mid;
       }
     }
-    if (done_count == 0 && block && wait_on(*flight.front().done)) done_count = 1;
   } catch (const Error& e) {
     device_lost(e.message());
     return true;

@@ -175,12 +175,12 @@ class Worker {
   // Whatever is in flight on `lane` now holds `f`.
   void in_flight(Lane& lane, InFlight f);
   void record_open_mark();  // throws a device's error
-  bool reap(bool block);    // notices completed work; true when some completed
-  bool reap(Lane& lane, bool block);
+  bool reap();  // notices completed work; true when some completed
+  bool reap(Lane& lane);
+  // With nothing to issue: blocks until some of its work or of what holds a
+  // deferred task may have completed, or work is given to it.
+  void wait_for_progress();
   static bool done_now(const EventPtr& e);
-  // Blocks until `e` completes, or a poll's length passes (on a virtual
-  // clock: or work is given to this worker); true when it completed.
-  bool wait_on(Event& e);
   // Seconds since the previous completion, or since `issued_s` if later; the
   // next is timed from now.
   double since_previous(double issued_s);
@@ -193,8 +193,9 @@ class Worker {
   void chunk_completed(Participation& p, Span span, std::uint64_t step, double seconds);
   void settle(Participation& p);  // publishes what it completed; leaves when nothing is left
   // The event that keeps `t` from going down `lane`'s queue yet, or null: one
-  // it follows that cannot be waited for there, or a compute kernel not yet
-  // done that a side task would wait for on the device.
+  // it follows that cannot be waited for there, a compute kernel not yet done
+  // that a side task would wait for on the device, or any not yet done that a
+  // prefetch follows (Kernel::prefetch).
   const EventPtr* holding(const TaskRecord* t, Lane& lane);
   void defer(TaskRecord* t) { deferred_.push_back(t); }
   bool retry_deferred();
