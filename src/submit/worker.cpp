@@ -208,9 +208,8 @@ bool Worker::step() {
       last_chunk_s_ > long_chunk_s_ ? std::min<std::size_t>(depth_, 2) : depth_;
   const std::size_t task_room = depth_ > 1 ? depth_ * 8 : depth_;
   bool progressed =
-      chunks_in_flight_ > 0 || main_.flight.size() >= task_room || !side_.flight.empty()
-          ? reap()
-          : false;
+      chunks_in_flight_ > 0 || main_.flight.size() >= task_room || !side_.flight.empty() ? reap()
+                                                                                         : false;
   while (main_.flight.size() < task_room && alive()) {
     auto w = find_work(chunks_in_flight_ < chunk_room);
     if (!w) {
