@@ -175,7 +175,7 @@ class Worker {
   // Whatever is in flight on `lane` now holds `f`.
   void in_flight(Lane& lane, InFlight f);
   void record_open_mark();  // throws a device's error
-  bool reap();  // notices completed work; true when some completed
+  bool reap();              // notices completed work; true when some completed
   bool reap(Lane& lane);
   // With nothing to issue: blocks until some of its work or of what holds a
   // deferred task may have completed, or work is given to it.
