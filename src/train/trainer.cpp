@@ -563,6 +563,10 @@ StepResult Trainer::step() {
   const double reduced = updated.reduced;
   r.update = finish(std::move(updated));
   if (reduced > 0) r.reduce_seconds = reduced - r.update.start_s;
+  if (by_layers) {  // submitted with the layers: what the step waited for after them
+    r.update.makespan_s = std::max(0.0, r.update.start_s + r.update.makespan_s - layers_done);
+    r.update.start_s = layers_done;
+  }
   double loss = 0;  // per device (shared), or per slot of the devices taking part
   const auto losses = losses_.read();
   for (std::size_t i = 0; i < (shared_ ? losses.size() : devices_.size()); ++i)

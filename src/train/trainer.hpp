@@ -90,7 +90,9 @@ struct StepResult {
   RunStats grad;       // the micro-batches' run: items are micro-batches
   // The reduction and AdamW step: items are parameters. In place, the
   // update's run; through a communicator, its policy is the communicator's
-  // name and its makespan from the grad's end to the last shard's update.
+  // name and its makespan from the grad's end to the last shard's update
+  // (reduced behind the layers' backward: from the last layer's end, what
+  // was not hidden).
   RunStats update;
   // Without overlap, the reduction's share of `update` (from its start to the
   // last bucket reduced); else 0.
