@@ -22,16 +22,6 @@ std::vector<Piece> Communicator::reduce_scatter(const std::vector<Buffer<float>>
   return reduce(slots, bucket, weights, tasks);
 }
 
-std::vector<std::pair<std::size_t, Piece>> Communicator::gather_reads(
-    const std::vector<Piece>& owned) const {
-  std::vector<std::pair<std::size_t, Piece>> reads;
-  const auto first = std::find_if(owned.begin(), owned.end(), [](Piece p) { return p.size(); });
-  if (first == owned.end() || owned.size() < 2) return reads;
-  const Piece bucket{first->begin, owned.back().end};
-  for (std::size_t r = 0; r < owned.size(); ++r) reads.push_back({r, bucket});
-  return reads;
-}
-
 std::unique_ptr<Communicator> make_communicator(Runtime& rt, const std::vector<int>& devices,
                                                 const std::string& kind, std::string* why) {
   if (kind != "auto" && kind != "ring" && kind != "nccl")

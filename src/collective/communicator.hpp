@@ -37,12 +37,13 @@ class Communicator {
                                     const std::vector<double>& weights, std::vector<Task>& tasks);
   // After each rank has updated its piece of a bucket (`owned`, as
   // reduce_scatter returned), the reads (rank, piece) to submit at once so
-  // that the ranks' next reads of the whole find the pieces near: by
-  // default, each rank reads the whole bucket from its owners, an all-gather
-  // that runs while later buckets are reduced rather than when the next
-  // step's forward first reads the weights.
+  // that the ranks' next reads of the whole find the pieces near. None by
+  // default: each rank copies what it misses from the owners when it reads.
   virtual std::vector<std::pair<std::size_t, Piece>> gather_reads(
-      const std::vector<Piece>& owned) const;
+      const std::vector<Piece>& owned) const {
+    (void)owned;
+    return {};
+  }
 
  private:
   // reduce_scatter, its arguments checked.

@@ -186,8 +186,9 @@ class Trainer {
     double reduced = 0;  // without overlap: when the reduction ended
   };
   // `done`: pieces updated already this step (by tasks that ran before a
-  // device failed), left as they are.
-  Update update(const std::vector<collective::Piece>& done = {});
+  // device failed), left as they are. `behind`: submitted behind the layers'
+  // backward.
+  Update update(const std::vector<collective::Piece>& done = {}, bool behind = false);
   // Waits for every task of `u`, raising nothing for those that failed with
   // their device; the pieces whose update is done are added to `done`.
   void settle_update(Update& u, std::vector<collective::Piece>& done);
@@ -203,7 +204,8 @@ class Trainer {
   void gather_owned(const std::vector<std::vector<collective::Piece>>& owned, std::span<float> sum);
   // The reads the communicator asks for once `owned` pieces of a bucket are
   // updated (its gather_reads), of the weights each device's forward reads.
-  void gather_early(const std::vector<collective::Piece>& owned, std::vector<Task>& tasks);
+  void gather_early(const std::vector<collective::Piece>& owned, bool behind,
+                    std::vector<Task>& tasks);
   // Sums each bucket's pieces (reduced within this process) over the
   // processes, on the leader GPU or on the host, and submits each bucket's
   // update as soon as its sum is known.
