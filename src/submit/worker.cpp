@@ -206,7 +206,7 @@ bool Worker::step() {
   // driver call).
   const std::size_t chunk_room =
       last_chunk_s_ > long_chunk_s_ ? std::min<std::size_t>(depth_, 2) : depth_;
-  const std::size_t task_room = depth_ > 1 ? depth_ * 8 : depth_;
+  const std::size_t task_room = this->task_room();
   bool progressed =
       chunks_in_flight_ > 0 || main_.flight.size() >= task_room || !side_.flight.empty() ? reap()
                                                                                          : false;
@@ -255,8 +255,12 @@ void Worker::wait_for_progress() {
     if (poll) {
       poll->wait_for(kPollS);
     } else if (due >= 0) {
+      // As idle(): asleep first, then a look, so that work posted meanwhile
+      // is seen here or unparks it. Work it has no room for keeps it asleep.
       sleeping_.store(true, std::memory_order_seq_cst);
-      if (!stop_.load(std::memory_order_seq_cst)) parker_->park_until(due);
+      const bool news = !inbox_.empty() || has_announced_.load(std::memory_order_seq_cst);
+      if (!(news && main_.flight.size() < task_room()) && !stop_.load(std::memory_order_seq_cst))
+        parker_->park_until(due);
       sleeping_.store(false, std::memory_order_relaxed);
     }
   } catch (const Error&) {  // a failed device: reap() hears of it

@@ -150,6 +150,8 @@ class Worker {
   void run();
   void bind();
   bool step();  // one round of the loop; false when there was nothing to do
+  // Whole tasks it keeps in flight on its compute queue.
+  std::size_t task_room() const { return depth_ > 1 ? depth_ * 8 : depth_; }
   std::optional<Work> find_work(bool chunks);  // chunks: room for one more in flight
   std::optional<Work> chunk_work();
   std::optional<Work> steal_work();
