@@ -473,7 +473,7 @@ EventPtr Worker::enqueue(TaskRecord* t, Lane& lane, Span span, std::uint64_t ste
   return done;
 }
 
-EventPtr Worker::task_done_event(TaskRecord* t) {
+EventPtr Worker::task_done_event(const TaskRecord* t) {
   // Timed tasks need their own end; a device that runs work as it is
   // enqueued has nothing to gain. A task pinned to one device of several is
   // a stage of work across devices (a layer's backward that a ring's step

@@ -173,7 +173,7 @@ class Worker {
   // whole task (not a chunk of a spread one), which may share a Mark.
   EventPtr enqueue(TaskRecord* t, Lane& lane, Span span, std::uint64_t step, bool whole,
                    Enqueued& out);
-  EventPtr task_done_event(TaskRecord* t);
+  EventPtr task_done_event(const TaskRecord* t);
   // Whatever is in flight on `lane` now holds `f`.
   void in_flight(Lane& lane, InFlight f);
   void record_open_mark();  // throws a device's error
