@@ -555,8 +555,10 @@ void add_train_command(CLI::App& app) {
                   "else NCCL between whole CUDA GPUs, else the ring), in-place, ring, nccl")
       ->capture_default_str();
   cmd->add_flag("--no-overlap", a->no_overlap,
-                "through the ring or NCCL, update once every bucket is reduced (not each bucket "
-                "while the next is reduced) and report the reduction's own time");
+                "through the ring or NCCL, reduce once backward is done and update once every "
+                "bucket is reduced, and report the reduction's own time (by default each "
+                "device's last micro-batch runs a layer at a time where its code allows, and "
+                "each bucket is reduced and updated while the layers below it run)");
   cmd->add_option("--counts", a->counts,
                   "device counts to run, comma-separated (default 1, 2, 4, ... and all); devices "
                   "that share a resource (the host's cores, one GPU) train side by side once "
