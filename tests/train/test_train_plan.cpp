@@ -1,7 +1,8 @@
 // Training planned on machines we do not have: sim presets keeping time
 // only, models of the benchmark's size. Apart from test_trainer (label plan,
-// not train): the host's work to make such a model's weights is long under
-// ThreadSanitizer, and these tests check figures, not races.
+// not train), run in the release build only: the host's work to make such a
+// model's weights is long under the sanitizers, and these tests check
+// figures, not races or memory.
 #include <gtest/gtest.h>
 
 #include "baton/runtime.hpp"
