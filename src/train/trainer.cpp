@@ -412,16 +412,17 @@ void Trainer::update_across_processes(const std::vector<std::vector<collective::
   for (std::size_t b = 0; b < buckets_.size(); ++b) submit_update(b, from);
 }
 
+bool Trainer::settle(Task t) {
+  try {
+    rt_.wait(t);
+    return true;
+  } catch (const Error& e) {
+    if (e.code() != Errc::device_failed) throw;
+    return false;
+  }
+}
+
 void Trainer::settle_update(Update& u, std::vector<collective::Piece>& done) {
-  auto settle = [&](Task t) {
-    try {
-      rt_.wait(t);
-      return true;
-    } catch (const Error& e) {
-      if (e.code() != Errc::device_failed) throw;
-      return false;
-    }
-  };
   for (Task t : u.tasks) settle(t);
   for (const auto& [t, piece] : u.updates)
     if (settle(t)) done.push_back(piece);
@@ -451,11 +452,7 @@ void Trainer::stage(Batch& next) {
 }
 
 void Trainer::settle_published() {
-  for (Task p : published_) try {
-      rt_.wait(p);
-    } catch (const Error& e) {
-      if (e.code() != Errc::device_failed) throw;
-    }
+  for (Task p : published_) settle(p);
 }
 
 bool Trainer::drop_failed(const RunStats& grad, std::vector<std::string>& failures) {

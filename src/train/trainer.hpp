@@ -189,6 +189,8 @@ class Trainer {
   // device failed), left as they are. `behind`: submitted behind the layers'
   // backward.
   Update update(const std::vector<collective::Piece>& done = {}, bool behind = false);
+  // Waits for `t`; false where it failed with its device (raised for nothing else).
+  bool settle(Task t);
   // Waits for every task of `u`, raising nothing for those that failed with
   // their device; the pieces whose update is done are added to `done`.
   void settle_update(Update& u, std::vector<collective::Piece>& done);
