@@ -258,6 +258,65 @@ TEST(PoliciesSim, ANativeKernelsItemsAreNotThreads) {
   EXPECT_GE(ws.efficiency, 0.9);
 }
 
+// A native launcher that runs spans in passes of its own (cuBLAS over 16
+// micro-batches at once: each pass reads every weight) gets chunks of whole
+// passes, and none below a pass unless its share of the task is smaller.
+TEST(PoliciesSim, WsCutsANativeKernelInWholePasses) {
+  detail::MachineView machine;
+  machine.devices = 2;
+  machine.paths.assign(2, std::vector<PathCost>(2));
+  const std::vector<std::uint64_t> threads{1, 1}, pass{16, 16};
+  auto policy = detail::find_policy("ws").make(machine);
+  auto source = policy->make_chunk_source();
+  auto plan_for = [&](std::uint64_t items) {
+    detail::Plan plan;
+    plan.items = items;
+    plan.max_chunk = items / 32;
+    plan.min_chunk = 1;
+    plan.weights = {14, 1};
+    plan.paths = &machine.paths;
+    plan.parallel_items = &threads;
+    plan.pass_items = &pass;
+    return plan;
+  };
+  for (std::uint64_t items : {1024u, 1000u}) {
+    source->start(plan_for(items));
+    for (int dev : {0, 1}) {
+      std::string parts;
+      int partial = 0;
+      while (auto t = source->next(dev)) {
+        source->completed(dev, t->span, double(t->span.size()) * 1e-3);
+        if (t->victim >= 0) continue;  // of its own share
+        parts += ' ';
+        parts += std::to_string(t->span.size());
+        partial += t->span.size() % pass[dev] != 0;
+      }
+      // What is left of its share, and of a span it stole and ran a pass of.
+      EXPECT_LE(partial, 2) << items << " items, device " << dev << ":" << parts;
+    }
+  }
+  // 120 items give device 1 a share of 8, less than a pass: it runs it whole.
+  source->start(plan_for(120));
+  auto first = source->next(1);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->span.size(), 8u);
+}
+
+// Through the runtime: Kernel::native's pass reaches the policy.
+TEST(PoliciesSim, ANativeKernelsPassSizesItsChunks) {
+  auto rt = sim_rt("sim:" BATON_TEST_DIR "/sim_waves.json");  // time only: stands for CUDA
+  Kernel gemm("micro_batches");
+  constexpr std::uint64_t kPass = 16;
+  gemm.native(
+      BackendKind::cuda, [](void*, Span, const KernelArgs&) {}, kPass);
+  gemm.cost([](Span s) { return 1e6 * double(s.size()); });
+  rt.calibrate(Range{1024, 0}, gemm);
+  const RunStats ws = rt.parallel_for(Range{1024, 0}, gemm, Policy::by_name("ws"));
+  EXPECT_GE(ws.efficiency, 0.9);
+  for (const auto& d : ws.devices)
+    EXPECT_LE(d.chunks, (d.items + kPass - 1) / kPass + 1) << d.name << ": " << d.items;
+}
+
 // A fast device whose worker starts a little late keeps its first share: a
 // slow thief that would finish half of it after the owner finished the lot
 // takes nothing; once the owner has started, stealing is as before.

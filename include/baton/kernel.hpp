@@ -116,7 +116,11 @@ class Kernel {
   Kernel& cuda_image(std::span<const unsigned char> image, std::string entry);
   Kernel& cuda_source(std::string source, std::string entry);
   Kernel& opencl(std::string source, std::string entry);
-  Kernel& native(BackendKind backend, NativeFn fn);
+  // `pass_items`: the most items the launcher runs in one pass of its own
+  // (cuBLAS GEMMs over that many micro-batches at once). A pass costs a part
+  // that does not shrink with its items (reading every weight, say), so a
+  // policy that cuts spans cuts them no finer than a pass where it can.
+  Kernel& native(BackendKind backend, NativeFn fn, std::uint64_t pass_items = 1);
   Kernel& cost(CostFn fn);
   Kernel& traffic(CostFn fn);  // bytes of device memory a span touches
   // Buffer arguments (0-based, as passed to submit) that the code for
@@ -146,6 +150,8 @@ class Kernel {
   // native launcher (cuBLAS, a grid of its own choosing), whose every item
   // runs over the whole device (a micro-batch of training is no thread).
   bool item_per_thread(BackendKind b) const { return !native_fn(b); }
+  // Items the native launcher for `b` runs in one pass (native()); 1 without one.
+  std::uint64_t pass_items(BackendKind b) const { return impl_->pass_items[int(b)]; }
   double cost_of(Span s) const { return impl_->cost ? impl_->cost(s) : double(s.size()); }
   double traffic_of(Span s) const { return impl_->traffic ? impl_->traffic(s) : 0.0; }
   // Bit i: argument i is not touched on backend `b` (see unused()).
@@ -163,6 +169,7 @@ class Kernel {
     GpuCode cuda, opencl;
     bool has_cuda = false, has_opencl = false, side = false, prefetch = false;
     NativeFn native[kBackendCount];
+    std::uint64_t pass_items[kBackendCount];
     CostFn cost, traffic;
     std::uint64_t unused[kBackendCount] = {};
   };

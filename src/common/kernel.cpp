@@ -14,6 +14,7 @@ static std::uint64_t next_kernel_id() {
 Kernel::Kernel(std::string name) : impl_(std::make_shared<Impl>()) {
   impl_->name = std::move(name);
   impl_->id = next_kernel_id();
+  std::fill(std::begin(impl_->pass_items), std::end(impl_->pass_items), 1);
 }
 
 Kernel& Kernel::cpu(CpuFn fn) {
@@ -39,8 +40,9 @@ Kernel& Kernel::opencl(std::string source, std::string entry) {
   return *this;
 }
 
-Kernel& Kernel::native(BackendKind backend, NativeFn fn) {
+Kernel& Kernel::native(BackendKind backend, NativeFn fn, std::uint64_t pass_items) {
   impl_->native[static_cast<int>(backend)] = std::move(fn);
+  impl_->pass_items[static_cast<int>(backend)] = std::max<std::uint64_t>(1, pass_items);
   return *this;
 }
 

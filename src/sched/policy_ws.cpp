@@ -178,17 +178,25 @@ class WsSource final : public ChunkSource {
     double share = total > 0 ? r[dev] / total : 1.0;
     ChunkBounds b = device_bounds(plan_.min_chunk, plan_.max_chunk, share, active_,
                                   rates_[dev].rate(), plan_.min_chunk_s);
-    b.lo = std::max(b.lo, plan_.least_span(dev));
+    // A native launcher's pass (cuBLAS over many micro-batches) pays for
+    // reading every weight whatever its size: chunks of whole passes, and
+    // no chunk below one where dev's share of the task holds one (on H200
+    // partitions, micro-batches of 64 rows cut finer took 2x as long).
+    const std::uint64_t pass = plan_.pass(dev);
+    const auto whole_share = static_cast<std::uint64_t>(std::ceil(double(plan_.items) * share));
+    b.lo = std::max({b.lo, plan_.least_span(dev), std::min(pass, whole_share)});
     b.hi = std::max(b.hi, b.lo);
     std::uint64_t c = guided_chunk(unstarted(), share, plan_.tail_split, b.lo, b.hi);
-    const std::uint64_t wave = lanes(dev);
-    if (c > wave) c -= c % wave;           // whole waves (run())
+    const std::uint64_t wave = whole(dev);
+    if (c > wave) c -= c % wave;           // whole waves or passes (run())
     return (c + quantum_ - 1) / quantum_;  // in units
   }
 
-  // What dev runs at once, in units.
+  // What dev runs at once: a wave of its threads, or a pass of its native
+  // launcher; chunks are cut in these.
+  std::uint64_t whole(int dev) const { return std::max(lanes(dev), plan_.pass(dev)); }
   std::uint64_t wave_units(int dev) const {
-    return std::max<std::uint64_t>(1, lanes(dev) / quantum_);
+    return std::max<std::uint64_t>(1, whole(dev) / quantum_);
   }
 
   // Keeps the first `grain` units of t.span to run now; the rest goes back to

@@ -112,16 +112,16 @@ const KernelEntry& Engine::kernel_entry(const Kernel& k) {
   if (last_kernel_ && last_kernel_->kernel.id() == k.id()) return *last_kernel_;
   auto& slot = kernels_[k.id()];
   if (!slot) {
-    slot = std::make_unique<KernelEntry>(KernelEntry{k, {}, {}, nullptr, nullptr, false});
+    slot = std::make_unique<KernelEntry>(KernelEntry{k, {}, {}, {}, nullptr, nullptr, false});
     slot->weights = std::make_unique<std::atomic<double>[]>(workers_.size());
     slot->left_out = std::make_unique<std::atomic<bool>[]>(workers_.size());
     for (std::size_t d = 0; d < workers_.size(); ++d) {
       slot->left_out[d].store(false);
       const bool runs = k.runs_on(set_.devices[d]->info().backend);
       slot->runs_on.push_back(runs);
-      slot->parallel_items.push_back(k.item_per_thread(set_.devices[d]->info().code_backend())
-                                         ? machine_.parallel_items[d]
-                                         : 1);
+      const BackendKind code = set_.devices[d]->info().code_backend();
+      slot->parallel_items.push_back(k.item_per_thread(code) ? machine_.parallel_items[d] : 1);
+      slot->pass_items.push_back(k.pass_items(code));
       slot->weights[d].store(runs ? std::max(machine_.peak[d], 1e-9) : 0.0);
     }
   }

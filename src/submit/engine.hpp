@@ -38,6 +38,8 @@ struct KernelEntry {
   // (DeviceInfo::parallel_items), or 1 where its code is a native launcher,
   // whose every item runs over the whole device.
   std::vector<std::uint64_t> parallel_items;
+  // Per device: the items its native launcher runs in one pass (1: none).
+  std::vector<std::uint64_t> pass_items;
   // Per device: the kernel's standalone rate once calibrated, else the peak
   // figure; 0 where it cannot run. Read by placement on any thread.
   std::unique_ptr<std::atomic<double>[]> weights;

@@ -62,6 +62,7 @@ void Engine::start_split(TaskRecord* t) {
   plan.weights.assign(w.begin(), w.end());
   plan.paths = &machine_.paths;
   plan.parallel_items = &t->kernel->parallel_items;
+  plan.pass_items = &t->kernel->pass_items;
   plan.bytes_per_item = bytes_per_item(t->args);
   run->source->start(plan);
 

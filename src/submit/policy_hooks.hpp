@@ -49,11 +49,14 @@ struct Plan {
   // Per device, the least span worth handing it (DeviceInfo::parallel_items),
   // unless less is left.
   const std::vector<std::uint64_t>* parallel_items = nullptr;
+  // Per device, the items its native launcher runs in one pass (Kernel::native).
+  const std::vector<std::uint64_t>* pass_items = nullptr;
   const std::vector<std::vector<PathCost>>* paths = nullptr;  // for ws-topo
   double bytes_per_item = 0;  // data a span carries per item, for ws-topo
   double tail_split = 4;      // ws: chunk = fair share of what is left / tail_split
 
   std::uint64_t least_span(int dev) const { return parallel_items ? (*parallel_items)[dev] : 1; }
+  std::uint64_t pass(int dev) const { return pass_items ? (*pass_items)[dev] : 1; }
 };
 
 struct Take {

@@ -41,6 +41,19 @@ void weights_read(Kernel& k) {
   k.unused(BackendKind::cuda, {0});
 }
 
+// Device memory traffic, for the sim backend's roofline. Per row of a
+// micro-batch: its input and target in fp32, each layer's output and
+// pre-activation in bf16, written and read back.
+double row_traffic(const MlpLayout& layout) {
+  const MlpShape& shape = layout.shape();
+  double bytes = 4.0 * (shape.inputs + shape.outputs);
+  for (const Layer& l : layout.layers()) bytes += 8.0 * l.out;
+  return bytes;
+}
+// Per parameter of a pass's backward: the bf16 weight read twice (forward,
+// the data gradient), the fp32 gradient read and written.
+constexpr double kBackwardBytesPerParam = 12;
+
 Kernel grad_kernel(const MlpLayout& layout, int micro_batch) {
   Kernel k("train.grad");
   k.cpu([layout](Span s, const KernelArgs& a) {
@@ -80,6 +93,14 @@ Kernel grad_kernel(const MlpLayout& layout, int micro_batch) {
   });
   const double per_micro_batch = flops_per_sample(layout) * micro_batch;
   k.cost([per_micro_batch](Span s) { return per_micro_batch * double(s.size()); });
+  // In passes, each over every weight and gradient.
+  const std::uint64_t per_pass = micro_batches_per_pass(micro_batch);
+  const double per_pass_bytes = kBackwardBytesPerParam * double(layout.params());
+  const double per_micro_batch_bytes = row_traffic(layout) * micro_batch;
+  k.traffic([=](Span s) {
+    const double passes = double((s.size() + per_pass - 1) / per_pass);
+    return passes * per_pass_bytes + per_micro_batch_bytes * double(s.size());
+  });
   weights_read(k);
   return k;
 }
@@ -94,6 +115,10 @@ Kernel forward_kernel(const MlpLayout& layout, int micro_batch) {
   // A third of forward and backward's.
   const double per_micro_batch = flops_per_sample(layout) / 3 * micro_batch;
   k.cost([per_micro_batch](Span s) { return per_micro_batch * double(s.size()); });
+  // The bf16 weights read once.
+  const double weight_bytes = 2.0 * double(layout.params());
+  const double per_micro_batch_bytes = row_traffic(layout) * micro_batch / 2;
+  k.traffic([=](Span s) { return weight_bytes + per_micro_batch_bytes * double(s.size()); });
   weights_read(k);
   return k;
 }
@@ -117,6 +142,8 @@ Kernel backward_kernel(const MlpLayout& layout, std::size_t layer, int micro_bat
   // Twice the layer's forward (its weights' and its input's gradients).
   const double per_micro_batch = 4.0 * double(at.in) * double(at.out) * micro_batch;
   k.cost([per_micro_batch](Span s) { return per_micro_batch * double(s.size()); });
+  const double layer_bytes = kBackwardBytesPerParam * double(at.end() - at.weight);
+  k.traffic([layer_bytes](Span) { return layer_bytes; });
   weights_read(k);
   return k;
 }
@@ -234,7 +261,7 @@ StepKernels make_step_kernels(const MlpLayout& layout, int micro_batch) {
   for (std::size_t i = 0; i < layout.layers().size(); ++i)
     k.backward.push_back(backward_kernel(layout, i, micro_batch));
 #ifdef BATON_TRAIN_CUDA
-  add_cuda_code(k, layout);
+  add_cuda_code(k, layout, micro_batch);
 #endif
 #ifdef BATON_TRAIN_OPENCL
   add_opencl_code(k, layout);

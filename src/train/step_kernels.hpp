@@ -27,6 +27,7 @@
 // redone after a device fails starts from the same weights).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -68,6 +69,14 @@ struct StepKernels {
 };
 
 StepKernels make_step_kernels(const MlpLayout& layout, int micro_batch);
+
+// The GPU code runs a chunk of micro-batches in passes of whole micro-batches,
+// about 4096 rows each; every pass reads the weights and reads and writes
+// the fp32 gradient once, however few rows it has.
+inline std::uint64_t micro_batches_per_pass(int micro_batch) {
+  constexpr int kRowsPerPass = 4096;
+  return std::uint64_t(std::max(1, kRowsPerPass / std::max(1, micro_batch)));
+}
 
 // Floating-point operations of forward and backward per sample (2 per
 // multiply-add, backward twice forward): for throughput figures and sim costs.

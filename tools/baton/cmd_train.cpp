@@ -251,9 +251,10 @@ void run_train(const TrainArgs& a) {
   const train::MlpLayout layout(a.shape);
   const double flops = train::flops_per_sample(layout);
   const std::vector<int> counts = device_counts(a.counts, int(able.size()));
-  // Sim devices that keep time only (BATON_SIM_EXECUTE=0) compute nothing: no losses.
-  const bool time_only = !opt.sim_execute && std::any_of(able.begin(), able.end(), [&](int d) {
-    return rt.devices()[std::size_t(d)]->info().backend == BackendKind::sim;
+  // Sim devices that keep time only (BATON_SIM_EXECUTE=0, or "execute": false
+  // in their file) compute nothing: no losses. They stand for another backend.
+  const bool time_only = std::any_of(able.begin(), able.end(), [&](int d) {
+    return rt.devices()[std::size_t(d)]->info().stands_for.has_value();
   });
   auto batch_for = [&](int k) { return a.scaling == "weak" ? a.batch * k : a.batch; };
 
@@ -433,7 +434,8 @@ void run_train(const TrainArgs& a) {
     t.add({single ? rt.devices()[r.devices.front()]->name() : std::to_string(r.devices.size()),
            std::to_string(r.batch), single ? "alone" : r.policy, si(r.samples_per_s),
            fixed(r.samples_per_s * flops * 1e-12, 2), fixed(speedup, 2) + "x",
-           percent(efficiency, 1), percent(vs_ideal, 1), single ? "-" : fixed(vs_static, 2) + "x",
+           percent(efficiency, 1), percent(vs_ideal, 1),
+           single || !stat ? "-" : fixed(vs_static, 2) + "x",
            ms(parts.step) + " = " + ms(parts.grad) + " + " + ms(parts.update) + " + " +
                ms(parts.rest),
            time_only ? "- (time only)"
@@ -451,7 +453,7 @@ void run_train(const TrainArgs& a) {
          {"efficiency_vs_oracle", efficiency},
          {"ideal_samples_per_s", ideal},
          {"efficiency_vs_ideal", vs_ideal},
-         {"vs_static", vs_static},
+         {"vs_static", stat ? nlohmann::json(vs_static) : nlohmann::json(nullptr)},
          // Nothing was computed where time was all that was kept.
          {"losses", time_only ? nlohmann::json(nullptr) : nlohmann::json(r.losses)},
          {"median_step_seconds",

@@ -8,6 +8,7 @@
 #include "train/cuda/stream_state.hpp"
 #include "train/cuda/train_fatbin.hpp"
 #include "train/cuda/update_cuda.hpp"
+#include "train/step_kernels.hpp"
 
 namespace baton::train {
 
@@ -190,8 +191,7 @@ void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs&
              stream);
   }
 
-  // Passes of whole micro-batches, about 4096 rows each.
-  const std::uint64_t per_pass = std::max<std::uint64_t>(1, 4096 / mb);
+  const std::uint64_t per_pass = micro_batches_per_pass(int(mb));
   const auto& layers = layout.layers();
   int widest = shape.inputs;
   for (const Layer& l : layers) widest = std::max(widest, l.out);
@@ -318,12 +318,15 @@ void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs&
 
 }  // namespace
 
-void add_cuda_code(StepKernels& k, const MlpLayout& layout) {
+void add_cuda_code(StepKernels& k, const MlpLayout& layout, int micro_batch) {
   const auto image = train_cuda_fatbin();
   if (image.empty()) return;
-  k.grad.native(BackendKind::cuda, [layout](void* stream, Span span, const KernelArgs& args) {
-    grad(layout, static_cast<CUstream>(stream), span, args);
-  });
+  k.grad.native(
+      BackendKind::cuda,
+      [layout](void* stream, Span span, const KernelArgs& args) {
+        grad(layout, static_cast<CUstream>(stream), span, args);
+      },
+      micro_batches_per_pass(micro_batch));
   add_cuda_update(k);
   k.losses_shared.cuda_image(image, "baton_train_losses_shared");
   k.publish.cuda_image(image, "baton_train_publish");

@@ -9,7 +9,7 @@
 
 namespace baton::train {
 
-void add_cuda_code(StepKernels& kernels, const MlpLayout& layout);
+void add_cuda_code(StepKernels& kernels, const MlpLayout& layout, int micro_batch);
 
 // GEMMs run so far with cuBLASLt's fused epilogue, and without (cuBLASLt
 // offered no algorithm for it: a separate elementwise kernel ran instead).
