@@ -415,11 +415,14 @@ const EventPtr* Worker::holding(const TaskRecord* t, Lane& lane) {
     if (w.device == index_ && w.side == lane.side) continue;  // queue order
     if (!lane.queue.can_wait(w.event)) return &w.event;
     // The side queue is in order too: a task there that waited on the device
-    // for a compute queue's long kernel would hold up every later one. A
-    // ring's steps become ready step by step over all buckets, while their
-    // inputs (backward, layer by layer) come bucket by bucket: held here, a
-    // bucket's first step enters the queue once its gradient is made.
-    if (lane.side && !w.side && !done_now(w.event)) return &w.event;
+    // for a compute queue's long kernel, or for another device's step of a
+    // ring, would hold up every later one. A ring's steps become ready step
+    // by step over all buckets, while their inputs (backward, layer by layer)
+    // come bucket by bucket: held here, a bucket's first step enters the
+    // queue once its gradient is made, and its next once the neighbour's
+    // step is done (64 simulated GPUs in 8 nodes waited up to 0.6 ms a step
+    // behind others' when the queue held them).
+    if (lane.side && (!w.side || w.device != index_) && !done_now(w.event)) return &w.event;
     if (t->kernel->kernel.is_prefetch() && !done_now(w.event)) return &w.event;
   }
   return nullptr;
