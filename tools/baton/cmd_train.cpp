@@ -453,7 +453,7 @@ void run_train(const TrainArgs& a) {
          {"efficiency_vs_oracle", efficiency},
          {"ideal_samples_per_s", ideal},
          {"efficiency_vs_ideal", vs_ideal},
-         {"vs_static", stat ? nlohmann::json(vs_static) : nlohmann::json(nullptr)},
+         {"vs_static", !single && stat ? nlohmann::json(vs_static) : nlohmann::json(nullptr)},
          // Nothing was computed where time was all that was kept.
          {"losses", time_only ? nlohmann::json(nullptr) : nlohmann::json(r.losses)},
          {"median_step_seconds",

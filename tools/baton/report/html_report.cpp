@@ -86,12 +86,14 @@ std::string train_sections(const json& r) {
     const std::string label =
         run.value("devices", std::string("?")) + ", " + run.value("policy", std::string("?"));
     const json& l = run["losses"];
-    rows.push_back(
-        {cell(run["devices"]), cell(run["batch"]), cell(run["policy"]),
-         si(run.value("samples_per_s", 0.0)), fixed(run.value("speedup", 0.0), 2) + "x",
-         percent(run.value("efficiency_vs_oracle", 0.0), 1),
-         run.value("policy", "") == "alone" ? "-" : fixed(run.value("vs_static", 0.0), 2) + "x",
-         l.is_array() && !l.empty() ? cell(l.front()) + " → " + cell(l.back()) : "-"});
+    rows.push_back({cell(run["devices"]), cell(run["batch"]), cell(run["policy"]),
+                    si(run.value("samples_per_s", 0.0)), fixed(run.value("speedup", 0.0), 2) + "x",
+                    percent(run.value("efficiency_vs_oracle", 0.0), 1),
+                    // null where static did not run beside it
+                    run.value("vs_static", json()).is_number()
+                        ? fixed(run["vs_static"].get<double>(), 2) + "x"
+                        : "-",
+                    l.is_array() && !l.empty() ? cell(l.front()) + " → " + cell(l.back()) : "-"});
     svg::Series loss{label, {}}, rate{label, {}};
     const json& steps = run["step_seconds"];
     for (std::size_t s = 0; s < steps.size(); ++s) {
