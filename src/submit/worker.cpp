@@ -247,10 +247,12 @@ void Worker::wait_for_progress() {
       due = d;
     }
   };
-  if (!main_.flight.empty()) consider(*main_.flight.front().done);
-  if (!side_.flight.empty()) consider(*side_.flight.front().done);
+  // A device's event is polled in this order: what holds a deferred task
+  // first (a ring's next step waits for it; the queues have work enough).
   for (const TaskRecord* t : deferred_)
     if (const EventPtr* e = holding(t, lane_of(t))) consider(**e);
+  if (!main_.flight.empty()) consider(*main_.flight.front().done);
+  if (!side_.flight.empty()) consider(*side_.flight.front().done);
   try {
     if (poll) {
       poll->wait_for(kPollS);
