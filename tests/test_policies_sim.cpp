@@ -302,6 +302,34 @@ TEST(PoliciesSim, WsCutsANativeKernelInWholePasses) {
   EXPECT_EQ(first->span.size(), 8u);
 }
 
+// A slow device does not steal from a fast one mid-run where the kernel
+// runs in passes: what it takes costs it a pass of its own, and it would
+// finish it after the owner finished the lot.
+TEST(PoliciesSim, WsStealsNoPassThatWouldEndLast) {
+  detail::MachineView machine;
+  machine.devices = 2;
+  machine.paths.assign(2, std::vector<PathCost>(2));
+  const std::vector<std::uint64_t> threads{1, 1}, pass{16, 16};
+  detail::Plan plan;
+  plan.items = 1000;
+  plan.max_chunk = 16;
+  plan.min_chunk = 1;
+  plan.weights = {1, 1};
+  plan.paths = &machine.paths;
+  plan.parallel_items = &threads;
+  plan.pass_items = &pass;
+  auto policy = detail::find_policy("ws").make(machine);
+  auto source = policy->make_chunk_source();
+  source->start(plan);
+  auto fast = source->next(0);
+  ASSERT_TRUE(fast);
+  source->completed(0, fast->span, 1e-3);  // 16 items in 1 ms
+  while (auto own = source->next(1)) {
+    ASSERT_LT(own->victim, 0) << "the slow device stole " << own->span.size() << " items";
+    source->completed(1, own->span, 0.1);  // 16 items in 100 ms
+  }
+}
+
 // Through the runtime: Kernel::native's pass reaches the policy.
 TEST(PoliciesSim, ANativeKernelsPassSizesItsChunks) {
   auto rt = sim_rt("sim:" BATON_TEST_DIR "/sim_waves.json");  // time only: stands for CUDA

@@ -208,6 +208,9 @@ class WsSource final : public ChunkSource {
   // last or be stolen.
   Take run(Take t, std::uint64_t grain, int dev) {
     Span& s = t.span;
+    // A span that one pass of a native launcher holds runs whole: a piece
+    // left of it would cost whoever runs it another pass.
+    if (plan_.pass(dev) > 1 && s.size() <= plan_.pass(dev) / quantum_) grain = s.size();
     if (s.size() > grain) {
       Span rest{s.begin + grain, s.end};
       s.end = rest.begin;
@@ -269,7 +272,12 @@ class WsSource final : public ChunkSource {
     const double queued = double(units) * double(quantum_);
     const bool untouched = devs_[v].started.load(std::memory_order_relaxed) == 0;
     const bool between = queued > double(plan_.max_chunk) && !untouched;
-    if (!topo_ && between) return true;
+    // Not for a native launcher's passes, which are weighed as at the tail:
+    // the half would cost the thief a pass of its own (on H100 partitions,
+    // 64+32+16+8 SMs, the fastest stole 10 micro-batches beside its 64, and
+    // ws ran at 0.82x weighted).
+    const bool eager = between && plan_.pass(thief) == 1;
+    if (!topo_ && eager) return true;
     std::vector<double>& r = devs_[thief].rates;
     effective_rates(plan_.weights, rates_, r);
     if (!(r[thief] > 0) || !(r[v] > 0)) return true;
@@ -284,7 +292,7 @@ class WsSource final : public ChunkSource {
     };
     // ws-topo in between: as ws, where moving the half takes less than v
     // would take to run it (rates may be stale there, a link's speed is not).
-    if (between) return move < waves_s(v, half);
+    if (eager) return move < waves_s(v, half);
     const double ahead = double(in_flight(thief));
     // A tie does not pay: devices whose waves take as long (the partitions
     // of one GPU) would trade spans back and forth on rounding alone.
