@@ -24,7 +24,7 @@
 #include "train/trainer.hpp"
 #include "train_args.hpp"
 #ifdef BATON_TRAIN_CUDA
-#include "train/cuda/grad_cuda.hpp"
+#include "train/cuda/gemm_counts.hpp"
 #endif
 
 namespace baton::cli {
@@ -471,9 +471,12 @@ void run_train(const TrainArgs& a) {
          {"update_seconds", r.update_s}});
   }
 #ifdef BATON_TRAIN_CUDA
-  const train::EpilogueCounts gemms = train::cuda_epilogue_counts();
+  const train::GemmCounts gemms = train::cuda_gemm_counts();
   j["cuda_gemms_fused"] = gemms.fused;
   j["cuda_gemms_unfused"] = gemms.unfused;
+  j["cuda_gemm_algorithm_searches"] = gemms.searches;
+  j["cuda_gemm_algorithm_checks"] = gemms.checks;
+  j["cuda_gemm_algorithm_host_seconds"] = gemms.host_seconds;
 #endif
   recording.report(j);
   if (emit_json(j, a.json, a.json_out)) return;

@@ -1,10 +1,10 @@
 #include "train/cuda/grad_cuda.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <vector>
 
 #include "baton/error.hpp"
+#include "train/cuda/lt_gemm.hpp"
 #include "train/cuda/stream_state.hpp"
 #include "train/cuda/train_fatbin.hpp"
 #include "train/cuda/update_cuda.hpp"
@@ -16,147 +16,7 @@ namespace {
 
 using namespace cuda_step;
 
-std::atomic<std::uint64_t> fused_gemms{0}, unfused_gemms{0};
-
 constexpr const char* kWhere = "train.grad";
-
-std::uint64_t alignment_of(const void* p) {
-  const auto a = reinterpret_cast<std::uintptr_t>(p);
-  return a ? std::min<std::uint64_t>(kAlign, a & (~a + 1)) : kAlign;
-}
-
-// Column-major D (m x n) = op(A) (m x k) op(B) (k x n) + beta D, bf16 inputs,
-// fp32 compute; D bf16 or fp32; an epilogue with its bias and aux.
-struct Gemm {
-  bool ta = false, tb = false;
-  int m = 0, n = 0, k = 0;
-  const void *a = nullptr, *b = nullptr;
-  int lda = 0, ldb = 0, ldd = 0;
-  void* d = nullptr;
-  cudaDataType d_type = CUDA_R_16BF;
-  float beta = 0;
-  cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
-  const void* bias = nullptr;
-  void* aux = nullptr;
-  std::int64_t aux_ld = 0;
-};
-
-// Runs g with its epilogue and returns true, or returns false, having run
-// nothing, where cuBLASLt offers no algorithm for that epilogue.
-bool run_gemm(StreamState& st, CUstream stream, const Gemm& g) {
-  const Lt& api = lt();
-  cublasLtMatmulDesc_t desc = nullptr;
-  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
-  cublasLtMatmulPreference_t pref = nullptr;
-  struct Cleanup {
-    const Lt& api;
-    cublasLtMatmulDesc_t& desc;
-    cublasLtMatrixLayout_t &la, &lb, &ld;
-    cublasLtMatmulPreference_t& pref;
-    ~Cleanup() {
-      if (pref) api.cublasLtMatmulPreferenceDestroy(pref);
-      if (ld) api.cublasLtMatrixLayoutDestroy(ld);
-      if (lb) api.cublasLtMatrixLayoutDestroy(lb);
-      if (la) api.cublasLtMatrixLayoutDestroy(la);
-      if (desc) api.cublasLtMatmulDescDestroy(desc);
-    }
-  } cleanup{api, desc, la, lb, ld, pref};
-
-  check(api.cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "MatmulDescCreate");
-  auto set = [&](cublasLtMatmulDescAttributes_t attr, const auto& value) {
-    check(api.cublasLtMatmulDescSetAttribute(desc, attr, &value, sizeof value),
-          "MatmulDescSetAttribute");
-  };
-  const std::int32_t ta = g.ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb = g.tb ? CUBLAS_OP_T : CUBLAS_OP_N;
-  set(CUBLASLT_MATMUL_DESC_TRANSA, ta);
-  set(CUBLASLT_MATMUL_DESC_TRANSB, tb);
-  if (st.sm_target > 0) set(CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, std::int32_t(st.sm_target));
-  if (g.epilogue != CUBLASLT_EPILOGUE_DEFAULT) {
-    set(CUBLASLT_MATMUL_DESC_EPILOGUE, g.epilogue);
-    if (g.bias) set(CUBLASLT_MATMUL_DESC_BIAS_POINTER, g.bias);
-    if (g.aux) {
-      set(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, g.aux);
-      set(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, g.aux_ld);
-    }
-  }
-  check(api.cublasLtMatrixLayoutCreate(&la, CUDA_R_16BF, g.ta ? g.k : g.m, g.ta ? g.m : g.k, g.lda),
-        "MatrixLayoutCreate");
-  check(api.cublasLtMatrixLayoutCreate(&lb, CUDA_R_16BF, g.tb ? g.n : g.k, g.tb ? g.k : g.n, g.ldb),
-        "MatrixLayoutCreate");
-  check(api.cublasLtMatrixLayoutCreate(&ld, g.d_type, g.m, g.n, g.ldd), "MatrixLayoutCreate");
-
-  const AlgoKey key{g.ta,
-                    g.tb,
-                    g.m,
-                    g.n,
-                    g.k,
-                    g.lda,
-                    g.ldb,
-                    g.ldd,
-                    g.d_type,
-                    g.beta != 0,
-                    std::int64_t(g.epilogue),
-                    g.aux_ld,
-                    std::int64_t(alignment_of(g.a)),
-                    std::int64_t(alignment_of(g.b)),
-                    std::int64_t(alignment_of(g.d)),
-                    std::int64_t(alignment_of(g.bias)),
-                    std::int64_t(alignment_of(g.aux)),
-                    st.sm_target,
-                    0,
-                    0};
-  auto found = st.algos.find(key);
-  if (found == st.algos.end()) {
-    check(api.cublasLtMatmulPreferenceCreate(&pref), "MatmulPreferenceCreate");
-    // Each attribute's own type: the workspace is uint64_t, alignments uint32_t.
-    auto pref_set = [&](cublasLtMatmulPreferenceAttributes_t attr, const auto& value) {
-      check(api.cublasLtMatmulPreferenceSetAttribute(pref, attr, &value, sizeof value),
-            "MatmulPreferenceSetAttribute");
-    };
-    pref_set(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, std::uint64_t(kWorkspace));
-    pref_set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, std::uint32_t(key[12]));
-    pref_set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, std::uint32_t(key[13]));
-    pref_set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, std::uint32_t(key[14]));
-    pref_set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, std::uint32_t(key[14]));
-    cublasLtMatmulHeuristicResult_t result{};
-    int count = 0;
-    const cublasStatus_t s = api.cublasLtMatmulAlgoGetHeuristic(st.handle, desc, la, lb, ld, ld,
-                                                                pref, 1, &result, &count);
-    const bool ok = s == CUBLAS_STATUS_SUCCESS && count > 0;
-    if (!ok && s != CUBLAS_STATUS_NOT_SUPPORTED && s != CUBLAS_STATUS_SUCCESS)
-      check(s, "MatmulAlgoGetHeuristic");
-    found = st.algos.emplace(key, std::make_pair(ok, result.algo)).first;
-  }
-  if (!found->second.first) return false;
-  const float alpha = 1.0f;
-  check(
-      api.cublasLtMatmul(st.handle, desc, &alpha, g.a, la, g.b, lb, &g.beta, g.d, ld, g.d, ld,
-                         &found->second.second,
-                         reinterpret_cast<void*>(st.workspace.at_least(kWorkspace, stream, kWhere)),
-                         kWorkspace, stream),
-      "cublasLtMatmul");
-  return true;
-}
-
-// Runs g with its epilogue fused where cuBLASLt has an algorithm for it;
-// else g plain, then `unfused` (the epilogue as a kernel of ours). Counts which.
-template <class Epilogue>
-void run_gemm_or(StreamState& st, CUstream stream, const Gemm& g, Epilogue unfused,
-                 const char* what) {
-  if (run_gemm(st, stream, g)) {
-    fused_gemms.fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
-  unfused_gemms.fetch_add(1, std::memory_order_relaxed);
-  Gemm plain = g;
-  plain.epilogue = CUBLASLT_EPILOGUE_DEFAULT;
-  plain.bias = nullptr, plain.aux = nullptr, plain.aux_ld = 0;
-  if (!run_gemm(st, stream, plain))
-    raise(Errc::invalid_argument, kWhere, std::string("cuBLASLt has no algorithm for ") + what);
-  unfused();
-}
-
-// ---- the grad kernel ----
 
 using bf16 = std::uint16_t;  // storage of __nv_bfloat16
 
@@ -256,7 +116,7 @@ void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs&
             launch(st.fn.bias_gelu, stream, blocks_for(n), 1,
                    {&n, &cols, &zp, &aux, &bias, &gelu_on}, kWhere);
           },
-          "a layer's GEMM");
+          kWhere, "a layer's GEMM");
       input = a;
     }
     // The loss and its gradient at the output.
@@ -277,6 +137,7 @@ void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs&
         Gemm g;
         g.tb = true;
         g.m = l.in, g.n = l.out, g.k = rows;
+        g.rows_in = RowsIn::k;
         g.a = in, g.lda = l.in;
         g.b = dz, g.ldb = l.out;
         g.d = acc + l.weight, g.ldd = l.in, g.d_type = CUDA_R_32F;
@@ -310,7 +171,7 @@ void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs&
             const void* aux = z_prev;
             launch(st.fn.gelu_backward, stream, blocks_for(n), 1, {&n, &d, &aux}, kWhere);
           },
-          "a data gradient");
+          kWhere, "a data gradient");
       dz = next;
     }
   }
@@ -330,10 +191,6 @@ void add_cuda_code(StepKernels& k, const MlpLayout& layout, int micro_batch) {
   add_cuda_update(k);
   k.losses_shared.cuda_image(image, "baton_train_losses_shared");
   k.publish.cuda_image(image, "baton_train_publish");
-}
-
-EpilogueCounts cuda_epilogue_counts() {
-  return {fused_gemms.load(), unfused_gemms.load()};
 }
 
 }  // namespace baton::train

@@ -11,11 +11,4 @@ namespace baton::train {
 
 void add_cuda_code(StepKernels& kernels, const MlpLayout& layout, int micro_batch);
 
-// GEMMs run so far with cuBLASLt's fused epilogue, and without (cuBLASLt
-// offered no algorithm for it: a separate elementwise kernel ran instead).
-struct EpilogueCounts {
-  std::uint64_t fused = 0, unfused = 0;
-};
-EpilogueCounts cuda_epilogue_counts();
-
 }  // namespace baton::train

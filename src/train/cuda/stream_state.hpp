@@ -29,7 +29,8 @@ namespace baton::train::cuda_step {
   X(cublasLtMatmulPreferenceCreate)       \
   X(cublasLtMatmulPreferenceDestroy)      \
   X(cublasLtMatmulPreferenceSetAttribute) \
-  X(cublasLtMatmulAlgoGetHeuristic)
+  X(cublasLtMatmulAlgoGetHeuristic)       \
+  X(cublasLtMatmulAlgoCheck)
 
 struct Lt {
 #define BATON_LT_DECLARE(name) decltype(&::name) name = nullptr;
