@@ -262,6 +262,31 @@ TEST(SimDevice, TimeOnlyRunsNoCodeAndCopiesNothing) {
   d.release(m);
 }
 
+// A prefetch ends when its copies have landed, and no kernel waits for them:
+// a kernel submitted after it on the same device runs while a batch for later
+// is copied in (on the compute queue, the prefetch held it back for the copy).
+TEST(SimDevice, APrefetchEndsWithItsCopiesAndHoldsNoKernel) {
+  Options o;
+  o.devices = "sim:1";
+  o.perf_model_file = "";
+  o.sim_execute = false;
+  Runtime rt(o);
+  auto batch = rt.buffer<char>(55'000'000);  // 1 ms over the default 55 GB/s host link
+  Kernel touch("touch");
+  touch.cpu([](Span, const KernelArgs&) {}).cost([](Span) { return 0.0; }).prefetch();
+  Kernel work = cost_kernel(2.5e5);  // 0.25 ms
+  work.cpu([](Span, const KernelArgs&) {});
+  const double start = rt.clock().now();
+  Task fetch = rt.submit(Range{1}, touch, in(batch, whole), on(0));
+  Task worked = rt.submit(Range{1}, work, on(0));
+  rt.wait(worked);
+  const double work_s = rt.clock().now() - start;
+  rt.wait(fetch);
+  const double fetch_s = rt.clock().now() - start;
+  EXPECT_NEAR(fetch_s, 1e-3, 0.1e-3) << "the prefetch ended before its copies";
+  EXPECT_LT(work_s, 0.5e-3) << "the kernel waited for the prefetch's copies";
+}
+
 // What each copy moves is counted on the kind of link it crossed: host
 // copies on the device's host link, peer copies on the path between them.
 TEST(SimDevice, CopiesCountTheirBytesOnTheLinksTheyCross) {

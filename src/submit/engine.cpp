@@ -226,7 +226,7 @@ void Engine::depend(TaskRecord* t, const TaskRef& pred) {
       // t's waits grow under t's lock: a worker issuing another of its
       // predecessors (already linked) appends to them at the same time.
       std::lock_guard own(t->lock);
-      t->waits.push_back({p->event, p->device});
+      t->waits.push_back({p->event, p->device, p->lane});
       return;
     }
     default:
@@ -435,7 +435,7 @@ void Engine::release(std::vector<TaskRecord*>& successors, Worker* from) {
     if (s->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) make_ready(s, from);
 }
 
-void Engine::issued(TaskRecord* t, const EventPtr& done, int device, bool side, Worker& from) {
+void Engine::issued(TaskRecord* t, const EventPtr& done, int device, LaneId lane, Worker& from) {
   if (!t->tracked) {  // nothing can follow it: no edges to guard, no event to keep
     t->state.store(TaskState::issued, std::memory_order_release);
     return;
@@ -445,13 +445,14 @@ void Engine::issued(TaskRecord* t, const EventPtr& done, int device, bool side, 
     std::lock_guard lock(t->lock);
     t->event = done;
     t->device = device;
+    t->lane = lane;
     t->state.store(TaskState::issued, std::memory_order_release);
     successors.swap(t->successors);
     for (TaskRecord* s : successors) t->consumers.push_back(s->ref());
   }
   for (TaskRecord* s : successors) {
     std::lock_guard lock(s->lock);
-    s->waits.push_back({done, device, side});
+    s->waits.push_back({done, device, lane});
   }
   release(successors, &from);
   // The record keeps the capacity for its next task: no allocation per task.

@@ -117,7 +117,7 @@ class Engine final : public HostAccessGuard {
   void left_queue(TaskRecord* t, int d);
   // `t` was enqueued on `device` (on its side queue where `side`); its
   // successors may be placed.
-  void issued(TaskRecord* t, const EventPtr& done, int device, bool side, Worker& from);
+  void issued(TaskRecord* t, const EventPtr& done, int device, LaneId lane, Worker& from);
   void finished(TaskRecord* t, Worker& by, double seconds);
   // `t` fails with `error` (a usage error, a failed predecessor, no device
   // left); so does everything that depends on it.

@@ -42,10 +42,15 @@ struct TaskRef {
 
 // An event a task must follow, the device that recorded it and on which of
 // its queues (a task on that same queue follows it by queue order alone).
+// The queues of a device that tasks go down, each in order: compute, the
+// side queue (QueueRole::side), and the copy-in queue, where a prefetch
+// (Kernel::prefetch) ends with its copies.
+enum class LaneId : std::uint8_t { compute, side, fetch };
+
 struct EventWait {
   EventPtr event;
   int device = -1;
-  bool side = false;  // its side queue (QueueRole::side), else its compute queue
+  LaneId lane = LaneId::compute;
 };
 
 // Four cache lines. A task with no buffer touches the first two only
@@ -62,9 +67,10 @@ struct alignas(64) TaskRecord {
   bool upstream_failed = false;         // a predecessor failed: it will not run
   std::atomic<bool> host_waits{false};  // a host thread waits for this very task
   std::atomic<TaskState> state{TaskState::pending};
-  SpinLock lock;                // guards successors, waits, event, device and state changes
-  bool has_exclusions = false;  // `excluded` holds something
-  bool holds_edges = false;     // its last run was tracked: waits and event to let go
+  SpinLock lock;                  // guards successors, waits, event, device and state changes
+  bool has_exclusions = false;    // `excluded` holds something
+  bool holds_edges = false;       // its last run was tracked: waits and event to let go
+  LaneId lane = LaneId::compute;  // single: the queue it went down
   int policy = 0;
   int pinned = -1;  // baton::on(d)
   // Predecessors not yet issued (not yet done, for spread ones), plus one

@@ -27,8 +27,9 @@ Worker::Worker(Engine& engine, int index, Device& device, std::vector<unsigned> 
       device_(device),
       clock_(device.clock()),
       compute_(device.queue(QueueRole::compute)),
-      main_{compute_, {}, 0, false},
-      side_{device.queue(QueueRole::side), {}, 0, true},
+      main_{compute_, {}, 0, LaneId::compute},
+      side_{device.queue(QueueRole::side), {}, 0, LaneId::side},
+      fetch_{device.queue(QueueRole::copy_in), {}, 0, LaneId::fetch},
       cpus_(std::move(cpus)),
       fault_after_(fault_after),
       depth_(std::size_t(std::max(1, device.info().pipeline_depth))),
@@ -207,9 +208,10 @@ bool Worker::step() {
   const std::size_t chunk_room =
       last_chunk_s_ > long_chunk_s_ ? std::min<std::size_t>(depth_, 2) : depth_;
   const std::size_t task_room = this->task_room();
-  bool progressed =
-      chunks_in_flight_ > 0 || main_.flight.size() >= task_room || !side_.flight.empty() ? reap()
-                                                                                         : false;
+  bool progressed = chunks_in_flight_ > 0 || main_.flight.size() >= task_room ||
+                            !side_.flight.empty() || !fetch_.flight.empty()
+                        ? reap()
+                        : false;
   while (main_.flight.size() < task_room && alive()) {
     auto w = find_work(chunks_in_flight_ < chunk_room);
     if (!w) {
@@ -226,7 +228,8 @@ bool Worker::step() {
   }
   if (!deferred_.empty() && retry_deferred()) progressed = true;
   if (progressed || !alive()) return true;
-  if (main_.flight.empty() && side_.flight.empty() && deferred_.empty()) return false;
+  if (main_.flight.empty() && side_.flight.empty() && fetch_.flight.empty() && deferred_.empty())
+    return false;
   wait_for_progress();
   reap();
   return true;
@@ -251,8 +254,8 @@ void Worker::wait_for_progress() {
   // first (a ring's next step waits for it; the queues have work enough).
   for (const TaskRecord* t : deferred_)
     if (const EventPtr* e = holding(t, lane_of(t))) consider(**e);
-  if (!main_.flight.empty()) consider(*main_.flight.front().done);
-  if (!side_.flight.empty()) consider(*side_.flight.front().done);
+  for (const Lane* lane : {&main_, &side_, &fetch_})
+    if (!lane->flight.empty()) consider(*lane->flight.front().done);
   try {
     if (poll) {
       poll->wait_for(kPollS);
@@ -409,12 +412,14 @@ void Worker::injected_fault() {
 }
 
 Worker::Lane& Worker::lane_of(const TaskRecord* t) {
-  return t->kernel->kernel.uses_side_queue() && &side_.queue != &compute_ ? side_ : main_;
+  const Kernel& k = t->kernel->kernel;
+  if (k.is_prefetch() && &fetch_.queue != &compute_) return fetch_;
+  return k.uses_side_queue() && &side_.queue != &compute_ ? side_ : main_;
 }
 
 const EventPtr* Worker::holding(const TaskRecord* t, Lane& lane) {
   for (const EventWait& w : t->waits) {
-    if (w.device == index_ && w.side == lane.side) continue;  // queue order
+    if (w.device == index_ && w.lane == lane.id) continue;  // queue order
     if (!lane.queue.can_wait(w.event)) return &w.event;
     // The side queue is in order too: a task there that waited on the device
     // for a compute queue's long kernel, or for another device's step of a
@@ -424,7 +429,8 @@ const EventPtr* Worker::holding(const TaskRecord* t, Lane& lane) {
     // queue once its gradient is made, and its next once the neighbour's
     // step is done (64 simulated GPUs in 8 nodes waited up to 0.6 ms a step
     // behind others' when the queue held them).
-    if (lane.side && (!w.side || w.device != index_) && !done_now(w.event)) return &w.event;
+    const bool own_side = w.lane == LaneId::side && w.device == index_;
+    if (lane.id == LaneId::side && !own_side && !done_now(w.event)) return &w.event;
     if (t->kernel->kernel.is_prefetch() && !done_now(w.event)) return &w.event;
   }
   return nullptr;
@@ -435,7 +441,7 @@ EventPtr Worker::enqueue(TaskRecord* t, Lane& lane, Span span, std::uint64_t ste
   Queue& queue = lane.queue;
   if (t->tracked)
     for (const EventWait& w : t->waits)
-      if (w.device != index_ || w.side != lane.side) queue.wait(w.event);
+      if (w.device != index_ || w.lane != lane.id) queue.wait(w.event);
   const Kernel& kernel = t->kernel->kernel;
   const std::uint64_t unused = kernel.unused_args(device_.info().code_backend());
   if (!t->args.empty()) {
@@ -444,15 +450,17 @@ EventPtr Worker::enqueue(TaskRecord* t, Lane& lane, Span span, std::uint64_t ste
     // Its own open mark is on this very queue: in order, nothing to wait for
     // (and waiting would record it, one event per task again).
     for (const EventPtr& e : scratch_.waits)
-      if (e != open_mark_ || lane.side) queue.wait(e);
+      if (e != open_mark_ || lane.id != LaneId::compute) queue.wait(e);
   } else {
     scratch_.launch.clear();
   }
   const KernelArgs args(scratch_.launch);
   // After the waits: the chunk's time on the device is its launches' alone.
   if (!whole) out.started = queue.record_timed();
+  // A prefetch on the copy-in queue launches nothing there: its copies are all of it.
+  const bool launches = lane.id != LaneId::fetch;
   try {
-    for (std::uint64_t at = span.begin; at < span.end; at += step) {
+    for (std::uint64_t at = span.begin; launches && at < span.end; at += step) {
       const Span piece{at, std::min(span.end, at + step)};
       injected_fault();
       queue.launch(kernel, piece, args);
@@ -470,9 +478,9 @@ EventPtr Worker::enqueue(TaskRecord* t, Lane& lane, Span span, std::uint64_t ste
     }
     throw;
   }
-  EventPtr done = whole && !lane.side ? task_done_event(t)
-                  : out.started       ? queue.record_timed()
-                                      : queue.record();
+  EventPtr done = whole && lane.id == LaneId::compute ? task_done_event(t)
+                  : out.started                       ? queue.record_timed()
+                                                      : queue.record();
   if (t->tracked)
     out.bytes_out = record_writes(device_, t->args, span, unused, done, engine_.write_back());
   return done;
@@ -547,7 +555,7 @@ void Worker::issue_task(TaskRecord* t, int victim) {
   counters_.add(counters_.bytes_in, q.bytes_in);
   counters_.add(counters_.bytes_out, q.bytes_out);
   if (victim >= 0) counters_.add(counters_.steals, 1);
-  engine_.issued(t, done, index_, lane.side, *this);
+  engine_.issued(t, done, index_, lane.id, *this);
   in_flight(lane, {t, nullptr, span, std::move(done), start, 0, traced, victim, after, nullptr});
 }
 
@@ -623,8 +631,8 @@ bool Worker::retry_deferred() {
 // ---- completion ----
 
 bool Worker::reap() {
-  const bool side = reap(side_);
-  return reap(main_) || side;
+  const bool side = reap(side_), fetched = reap(fetch_);
+  return reap(main_) || side || fetched;
 }
 
 bool Worker::reap(Lane& lane) {
@@ -692,7 +700,7 @@ void Worker::trace(const InFlight& f, Lane& lane, double now_s, double device_s)
   s.chunk = f.part != nullptr;
   s.victim = f.victim;
   s.after = f.after;
-  s.side = lane.side;
+  s.side = lane.id != LaneId::compute;
   lane.traced_until_s = s.end_s;
   log.add(index_, std::move(s));
 }
@@ -790,7 +798,7 @@ void Worker::device_lost(const std::string& cause) {
   alive_.store(false, std::memory_order_release);
   std::vector<TaskRecord*> requeue;
   // Work already enqueued: what completes stays done, what cannot is re-run.
-  for (Lane* lane : {&main_, &side_})
+  for (Lane* lane : {&main_, &side_, &fetch_})
     while (!lane->flight.empty()) {
       InFlight f = std::move(lane->flight.front());
       lane->flight.pop_front();

@@ -137,11 +137,12 @@ class Worker {
   struct Lane {
     Queue& queue;
     std::deque<InFlight> flight;
-    double traced_until_s = 0;  // the end of its last traced span
-    bool side = false;          // the device's side queue (traced apart)
+    double traced_until_s = 0;    // the end of its last traced span
+    LaneId id = LaneId::compute;  // traced apart from the compute queue's unless compute
   };
-  // The lane `t` runs on: the side queue for a side kernel where the device
-  // has one of its own, else the compute queue.
+  // The lane `t` runs on: the copy-in queue for a prefetch, the side queue
+  // for a side kernel, where the device has such a queue of its own; else
+  // the compute queue.
   Lane& lane_of(const TaskRecord* t);
   // Notes a span in the trace for `f`, seen done now, if it is traced;
   // `device_s` >= 0: its time as the device timed it.
@@ -216,7 +217,10 @@ class Worker {
   Device& device_;
   Clock& clock_;
   Queue& compute_;
-  Lane main_, side_;  // the compute queue's work, the side queue's
+  // The compute queue's work, the side queue's, the prefetches' on the
+  // copy-in queue: a prefetch's copies keep no kernel waiting (a batch staged
+  // for the next step on the compute queue held back every chunk behind it).
+  Lane main_, side_, fetch_;
   std::vector<unsigned> cpus_;
   const long long fault_after_;
   long long launches_ = 0;
