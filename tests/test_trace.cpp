@@ -55,6 +55,7 @@ TEST(Trace, SpansAddUpToTheRunsStats) {
     }
     ASSERT_EQ(e.at("name"), "traced");
     EXPECT_GE(e.at("dur").get<double>(), 0.0);
+    EXPECT_GE(e.at("args").at("issue_us").get<double>(), 0.0) << "the host's time to issue it";
     items[tid] += e.at("args").at("items").get<std::uint64_t>();
     chunks[tid] += e.at("args").at("kind") == "chunk";
     busy_us[tid] += e.at("dur").get<double>();

@@ -94,6 +94,7 @@ std::string TraceLog::finish(bool simulated) {
         args["first"] = s.first;
         args["items"] = s.items;
         args["kind"] = s.chunk ? "chunk" : "task";
+        args["issue_us"] = s.issue_s * 1e6;
         if (s.victim >= 0) args["stolen_from"] = tracks_[std::size_t(s.victim)];
       }
       // Arrows: from the victim's track to the thief's span, and from the

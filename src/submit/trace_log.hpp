@@ -25,6 +25,9 @@ struct TraceSpan {
   int victim = -1;                     // >= 0: stolen from that track's device
   // Tracks (devices 0-63) whose tasks it waited for: cross-device dependencies.
   std::uint64_t after = 0;
+  // The host's time to issue it: its copies, waits and launches (a copy from
+  // pageable memory, or a launcher that blocks, shows here).
+  double issue_s = 0;
   // It ran on the device's side queue (QueueRole::side), beside the spans of
   // its compute queue: drawn on a track of its own under the device's.
   bool side = false;

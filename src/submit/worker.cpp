@@ -556,7 +556,9 @@ void Worker::issue_task(TaskRecord* t, int victim) {
   counters_.add(counters_.bytes_out, q.bytes_out);
   if (victim >= 0) counters_.add(counters_.steals, 1);
   engine_.issued(t, done, index_, lane.id, *this);
-  in_flight(lane, {t, nullptr, span, std::move(done), start, 0, traced, victim, after, nullptr});
+  InFlight f{t, nullptr, span, std::move(done), start, 0, traced, victim, after, nullptr};
+  if (traced >= 0) f.issue_s = now() - traced;
+  in_flight(lane, std::move(f));
 }
 
 void Worker::in_flight(Lane& lane, InFlight f) {
@@ -610,6 +612,7 @@ void Worker::issue_chunk(Participation& p, const Take& take) {
   ++chunks_in_flight_;
   InFlight f{t, &p, take.span, std::move(done), start, step, traced, take.victim, 0, nullptr};
   f.started = std::move(q.started);
+  if (traced >= 0) f.issue_s = now() - traced;
   in_flight(lane, std::move(f));
 }
 
@@ -700,6 +703,7 @@ void Worker::trace(const InFlight& f, Lane& lane, double now_s, double device_s)
   s.chunk = f.part != nullptr;
   s.victim = f.victim;
   s.after = f.after;
+  s.issue_s = f.issue_s;
   s.side = lane.id != LaneId::compute;
   lane.traced_until_s = s.end_s;
   log.add(index_, std::move(s));

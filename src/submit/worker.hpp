@@ -132,6 +132,7 @@ class Worker {
     // Chunks on a queue that times its commands: recorded before the launch,
     // `done` after it (Queue::record_timed).
     EventPtr started;
+    double issue_s = 0;  // traced: the host's time to issue it (TraceSpan)
   };
   // What went down one in-order queue, oldest first: what is done of it is a prefix.
   struct Lane {
