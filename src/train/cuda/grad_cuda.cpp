@@ -1,6 +1,7 @@
 #include "train/cuda/grad_cuda.hpp"
 
 #include <algorithm>
+#include <array>
 #include <vector>
 
 #include "baton/error.hpp"
@@ -19,6 +20,77 @@ using namespace cuda_step;
 constexpr const char* kWhere = "train.grad";
 
 using bf16 = std::uint16_t;  // storage of __nv_bfloat16
+
+// A layer's forward: z = W a + b (column-major: out x rows), into `a`
+// through GELU (its pre-activation kept in z) but at the output.
+Gemm forward_gemm(const Layer& l, bool hidden, int rows, const bf16* weights, const bf16* input,
+                  bf16* a, bf16* z) {
+  Gemm g;
+  g.ta = true;
+  g.m = l.out, g.n = rows, g.k = l.in;
+  g.a = weights + l.weight, g.lda = l.in;
+  g.b = input, g.ldb = l.in;
+  g.d = a, g.ldd = l.out;
+  g.bias = weights + l.bias;
+  g.epilogue = hidden ? CUBLASLT_EPILOGUE_GELU_AUX_BIAS : CUBLASLT_EPILOGUE_BIAS;
+  if (hidden) g.aux = z, g.aux_ld = l.out;
+  return g;
+}
+
+// A layer's weight gradient: dW (column-major in x out) = in (in x rows)
+// dz^T (rows x out) + beta dW, in fp32.
+Gemm weight_grad_gemm(const Layer& l, int rows, const bf16* in, const bf16* dz, float* acc,
+                      float beta) {
+  Gemm g;
+  g.tb = true;
+  g.m = l.in, g.n = l.out, g.k = rows;
+  g.rows_in = RowsIn::k;
+  g.a = in, g.lda = l.in;
+  g.b = dz, g.ldb = l.out;
+  g.d = acc + l.weight, g.ldd = l.in, g.d_type = CUDA_R_32F;
+  g.beta = beta;
+  return g;
+}
+
+// The data gradient below a layer: d in (in x rows) = W (in x out) dz,
+// through the previous layer's GELU (its pre-activation z_prev).
+Gemm data_grad_gemm(const Layer& l, int rows, const bf16* weights, const bf16* dz, bf16* next,
+                    bf16* z_prev) {
+  Gemm g;
+  g.m = l.in, g.n = rows, g.k = l.out;
+  g.a = weights + l.weight, g.lda = l.in;
+  g.b = dz, g.ldb = l.out;
+  g.d = next, g.ldd = l.in;
+  g.epilogue = CUBLASLT_EPILOGUE_DGELU;
+  g.aux = z_prev, g.aux_ld = l.in;
+  return g;
+}
+
+// Loads, on a few rows, the algorithm of every GEMM of a pass for each
+// bucket of rows a chunk may have (load_algorithm), writing scratch and the
+// accumulator's weight gradients, which the accumulation's first pass then
+// overwrites.
+void load_algorithms(StreamState& st, CUstream stream, const MlpLayout& layout, std::uint64_t mb,
+                     const bf16* weights, float* acc, bf16* scratch_a, bf16* scratch_b) {
+  const auto& layers = layout.layers();
+  const int few = int(mb);
+  auto load = [&](const Gemm& g) {
+    if (!load_algorithm(st, stream, g, few)) load_algorithm(st, stream, plain_of(g), few);
+  };
+  int loaded = 0;  // the largest bucket loaded so far
+  for (std::uint64_t count = 1; count <= micro_batches_per_pass(int(mb)); ++count) {
+    const int rows = int(count * mb);
+    if (bucket_rows(rows) <= loaded) continue;
+    loaded = bucket_rows(rows);
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      const Layer& l = layers[i];
+      load(forward_gemm(l, i + 1 < layers.size(), rows, weights, scratch_a, scratch_b, scratch_a));
+      for (float beta : {0.0f, 1.0f})
+        load(weight_grad_gemm(l, rows, scratch_a, scratch_b, acc, beta));
+      if (i > 0) load(data_grad_gemm(l, rows, weights, scratch_a, scratch_b, scratch_a));
+    }
+  }
+}
 
 void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs& args) {
   if (args.size() != 7) raise(Errc::invalid_argument, kWhere, "expects 7 arguments");
@@ -75,6 +147,13 @@ void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs&
   carve(pass_rows * widest);
   char* base = reinterpret_cast<char*>(st.activations.at_least(total, stream, kWhere));
   auto piece = [&](std::size_t i) { return reinterpret_cast<bf16*>(base + offsets[i]); };
+  // Once per stream and model, while this accumulation's weight gradients
+  // are still to be overwritten.
+  const std::array<std::int64_t, 5> model{shape.inputs, shape.width, shape.depth, shape.outputs,
+                                          std::int64_t(mb)};
+  if (first_here && st.loaded.insert(model).second)
+    load_algorithms(st, stream, layout, mb, weights, acc, piece(1 + 2 * layers.size()),
+                    piece(2 + 2 * layers.size()));
   for (std::uint64_t first = span.begin; first < span.end; first += per_pass) {
     const std::uint64_t count = std::min(per_pass, span.end - first);
     const int rows = int(count * mb);
@@ -88,24 +167,15 @@ void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs&
       void* out = x;
       launch(st.fn.to_bf16, stream, blocks_for(n), 1, {&n, &in, &out}, kWhere);
     }
-    // Forward: z = W a + b (column-major: out x rows), a = gelu(z) but at the output.
+    // Forward.
     const bf16* input = x;
     for (std::size_t i = 0; i < layers.size(); ++i) {
       const Layer& l = layers[i];
       const bool hidden = i + 1 < layers.size();
       bf16* a = piece(1 + 2 * i);
       bf16* z = piece(2 + 2 * i);
-      Gemm g;
-      g.ta = true;
-      g.m = l.out, g.n = rows, g.k = l.in;
-      g.a = weights + l.weight, g.lda = l.in;
-      g.b = input, g.ldb = l.in;
-      g.d = a, g.ldd = l.out;
-      g.bias = weights + l.bias;
-      g.epilogue = hidden ? CUBLASLT_EPILOGUE_GELU_AUX_BIAS : CUBLASLT_EPILOGUE_BIAS;
-      if (hidden) g.aux = z, g.aux_ld = l.out;
       run_gemm_or(
-          st, stream, g,
+          st, stream, forward_gemm(l, hidden, rows, weights, input, a, z),
           [&] {
             std::uint64_t n = std::uint64_t(rows) * l.out;
             unsigned cols = unsigned(l.out);
@@ -133,18 +203,9 @@ void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs&
     for (std::size_t i = layers.size(); i-- > 0;) {
       const Layer& l = layers[i];
       const bf16* in = i == 0 ? x : piece(1 + 2 * (i - 1));
-      {  // dW (column-major in x out) += in (in x rows) dz^T (rows x out), in fp32
-        Gemm g;
-        g.tb = true;
-        g.m = l.in, g.n = l.out, g.k = rows;
-        g.rows_in = RowsIn::k;
-        g.a = in, g.lda = l.in;
-        g.b = dz, g.ldb = l.out;
-        g.d = acc + l.weight, g.ldd = l.in, g.d_type = CUDA_R_32F;
-        g.beta = first_here && first == span.begin ? 0.0f : 1.0f;
-        if (!run_gemm(st, stream, g))
-          raise(Errc::invalid_argument, kWhere, "cuBLASLt has no algorithm for a weight gradient");
-      }
+      const float beta = first_here && first == span.begin ? 0.0f : 1.0f;
+      if (!run_gemm(st, stream, weight_grad_gemm(l, rows, in, dz, acc, beta)))
+        raise(Errc::invalid_argument, kWhere, "cuBLASLt has no algorithm for a weight gradient");
       {  // db += the sum of dz over rows
         unsigned r = unsigned(rows), cols = unsigned(l.out);
         const void* d = dz;
@@ -153,18 +214,10 @@ void grad(const MlpLayout& layout, CUstream stream, Span span, const KernelArgs&
         launch(st.fn.bias_grad, stream, (cols + 255) / 256, slices, {&r, &cols, &d, &db}, kWhere);
       }
       if (i == 0) break;
-      // d in (in x rows) = W (in x out) dz, through the previous layer's GELU.
       bf16* next = dz == grad_a ? grad_b : grad_a;
       bf16* z_prev = piece(2 + 2 * (i - 1));
-      Gemm g;
-      g.m = l.in, g.n = rows, g.k = l.out;
-      g.a = weights + l.weight, g.lda = l.in;
-      g.b = dz, g.ldb = l.out;
-      g.d = next, g.ldd = l.in;
-      g.epilogue = CUBLASLT_EPILOGUE_DGELU;
-      g.aux = z_prev, g.aux_ld = l.in;
       run_gemm_or(
-          st, stream, g,
+          st, stream, data_grad_gemm(l, rows, weights, dz, next, z_prev),
           [&] {
             std::uint64_t n = std::uint64_t(rows) * l.in;
             void* d = next;

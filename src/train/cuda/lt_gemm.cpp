@@ -22,14 +22,12 @@ int& rows_of(Gemm& g) {
   return g.rows_in == RowsIn::n ? g.n : g.k;
 }
 
-// Every count of rows up to the next power of two shares one heuristic
-// query: ws hands out chunks of many sizes, and each new size once cost the
-// worker a dozen queries (and any new kernel a lazy module load) before it
-// launched anything. Null where a matrix's leading dimension would be too
-// short for the bucket's rows (the rows run down its columns).
+// g with its bucket's rows (bucket_rows()), or null where a matrix's
+// leading dimension would be too short for them (the rows run down its
+// columns).
 std::optional<Gemm> bucket_of(Gemm g) {
   int& rows = rows_of(g);
-  rows = int(std::bit_ceil(unsigned(rows)));
+  rows = bucket_rows(rows);
   const bool fits = g.lda >= (g.ta ? g.k : g.m) && g.ldb >= (g.tb ? g.n : g.k) && g.ldd >= g.m;
   return fits ? std::optional<Gemm>(g) : std::nullopt;
 }
@@ -132,6 +130,25 @@ Found search(StreamState& st, const Gemm& g) {
   return {status == CUBLAS_STATUS_SUCCESS && count > 0, result.algo};
 }
 
+// True where cuBLASLt runs `algo` on the shape `d` within the workspace.
+bool accepts(StreamState& st, const Described& d, const cublasLtMatmulAlgo_t& algo) {
+  check_count.fetch_add(1, std::memory_order_relaxed);
+  cublasLtMatmulHeuristicResult_t result{};
+  return lt().cublasLtMatmulAlgoCheck(st.handle, d.desc, d.a, d.b, d.d, d.d, &algo, &result) ==
+             CUBLAS_STATUS_SUCCESS &&
+         result.workspaceSize <= kWorkspace;
+}
+
+void launch(StreamState& st, CUstream stream, const Gemm& g, const Described& d,
+            const cublasLtMatmulAlgo_t& algo) {
+  const float alpha = 1.0f;
+  check(lt().cublasLtMatmul(
+            st.handle, d.desc, &alpha, g.a, d.a, g.b, d.b, &g.beta, g.d, d.d, g.d, d.d, &algo,
+            reinterpret_cast<void*>(st.workspace.at_least(kWorkspace, stream, "train.grad")),
+            kWorkspace, stream),
+        "cublasLtMatmul");
+}
+
 // The algorithm for g's exact shape: its bucket's, where cuBLASLt accepts it
 // for this shape within the workspace, else one searched for the shape.
 Found algorithm_for(StreamState& st, const Gemm& g, const Described& exact) {
@@ -144,15 +161,7 @@ Found algorithm_for(StreamState& st, const Gemm& g, const Described& exact) {
   if (shared == st.algos.end())
     shared = st.algos.emplace(bucket_key, search(st, bucket.value_or(g))).first;
   Found found = shared->second;
-  if (found.first && bucket_key != key) {
-    check_count.fetch_add(1, std::memory_order_relaxed);
-    cublasLtMatmulHeuristicResult_t result{};
-    const bool fits =
-        lt().cublasLtMatmulAlgoCheck(st.handle, exact.desc, exact.a, exact.b, exact.d, exact.d,
-                                     &found.second, &result) == CUBLAS_STATUS_SUCCESS &&
-        result.workspaceSize <= kWorkspace;
-    if (!fits) found = search(st, g);
-  }
+  if (found.first && bucket_key != key && !accepts(st, exact, found.second)) found = search(st, g);
   st.algos.emplace(key, found);
   host_ns.fetch_add(
       std::uint64_t(std::chrono::nanoseconds(std::chrono::steady_clock::now() - start).count()),
@@ -162,17 +171,24 @@ Found algorithm_for(StreamState& st, const Gemm& g, const Described& exact) {
 
 }  // namespace
 
+int bucket_rows(int rows) {
+  return rows <= 128 ? int(std::bit_ceil(unsigned(rows))) : (rows + 127) / 128 * 128;
+}
+
 bool run_gemm(StreamState& st, CUstream stream, const Gemm& g) {
   const Described exact(g, st.sm_target);
   const Found found = algorithm_for(st, g, exact);
+  if (found.first) launch(st, stream, g, exact, found.second);
+  return found.first;
+}
+
+bool load_algorithm(StreamState& st, CUstream stream, const Gemm& g, int rows) {
+  const Found found = algorithm_for(st, g, Described(g, st.sm_target));
   if (!found.first) return false;
-  const float alpha = 1.0f;
-  check(lt().cublasLtMatmul(
-            st.handle, exact.desc, &alpha, g.a, exact.a, g.b, exact.b, &g.beta, g.d, exact.d, g.d,
-            exact.d, &found.second,
-            reinterpret_cast<void*>(st.workspace.at_least(kWorkspace, stream, "train.grad")),
-            kWorkspace, stream),
-        "cublasLtMatmul");
+  Gemm few = g;
+  rows_of(few) = std::min(rows, rows_of(few));
+  const Described d(few, st.sm_target);
+  if (accepts(st, d, found.second)) launch(st, stream, few, d, found.second);
   return true;
 }
 

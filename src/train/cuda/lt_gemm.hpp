@@ -33,12 +33,33 @@ struct Gemm {
   std::int64_t aux_ld = 0;
 };
 
+// The rows whose algorithm serves a count of rows: up to 128, the next power
+// of two; above, the next multiple of 128 (a tile's width). Policies hand out
+// chunks of many sizes, and each new count once cost the worker a dozen
+// heuristic queries; an algorithm chosen for many more rows than a chunk has
+// wastes tiles (16 SMs ran 1088 rows with 2048's in 1.3x 1024's time).
+int bucket_rows(int rows);
+
 // Runs g with its epilogue and returns true, or returns false, having run
 // nothing, where cuBLASLt offers no algorithm for that epilogue.
 bool run_gemm(StreamState& st, CUstream stream, const Gemm& g);
 
+// Finds the algorithm g would run with and launches it once on at most
+// `rows` of g's rows (its outputs are scratch): a kernel's first launch in a
+// context loads its module, which waits for all the work on the GPU, so a
+// worker that meets it mid-step stalls (about 18 ms on an H100's
+// partitions). False where cuBLASLt has no algorithm for g.
+bool load_algorithm(StreamState& st, CUstream stream, const Gemm& g, int rows);
+
 // Counted for cuda_gemm_counts().
 void count_epilogue(bool fused);
+
+// g without its epilogue.
+inline Gemm plain_of(Gemm g) {
+  g.epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+  g.bias = nullptr, g.aux = nullptr, g.aux_ld = 0;
+  return g;
+}
 
 // Runs g with its epilogue fused where cuBLASLt has an algorithm for it;
 // else g plain, then `unfused` (the epilogue as a kernel of ours).
@@ -47,10 +68,7 @@ void run_gemm_or(StreamState& st, CUstream stream, const Gemm& g, Epilogue unfus
                  const char* where, const char* what) {
   if (run_gemm(st, stream, g)) return count_epilogue(true);
   count_epilogue(false);
-  Gemm plain = g;
-  plain.epilogue = CUBLASLT_EPILOGUE_DEFAULT;
-  plain.bias = nullptr, plain.aux = nullptr, plain.aux_ld = 0;
-  if (!run_gemm(st, stream, plain))
+  if (!run_gemm(st, stream, plain_of(g)))
     raise(Errc::invalid_argument, where, std::string("cuBLASLt has no algorithm for ") + what);
   unfused();
 }

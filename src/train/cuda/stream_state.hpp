@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -80,6 +81,7 @@ struct StreamState {
   Scratch workspace, activations;
   std::map<const float*, std::uint32_t> tags;  // accumulator -> the accumulation it holds
   std::map<AlgoKey, std::pair<bool, cublasLtMatmulAlgo_t>> algos;  // found?, algo
+  std::set<std::array<std::int64_t, 5>> loaded;  // models (and micro-batch) whose GEMMs are loaded
   ~StreamState();
 };
 
