@@ -205,6 +205,14 @@ class Device {
   // Called once on the host worker thread that drives this device, before any
   // other call from it (a CUDA backend makes its context current here).
   virtual void bind_thread() {}
+  // The queue that copies from `peer` into this device go down: the copy-in
+  // queue, unless the path from `peer` works side by side with the host's
+  // (a node's NVLink and a network adapter do), and then one of its own, so
+  // that copies over one link do not wait for those over another.
+  virtual Queue& copy_in_from(const Device& peer) {
+    (void)peer;
+    return queue(QueueRole::copy_in);
+  }
   // Enqueue on `q` (one of this device's queues) a copy from a peer device's
   // memory into ours. False when there is no direct path: the caller then
   // stages through host memory.

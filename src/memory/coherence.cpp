@@ -193,7 +193,7 @@ Transfer BufferState::acquire(Device& dev, Queue& q, std::uint64_t b, std::uint6
         t.memory = dst.memory;
         return t;
       }
-      std::vector<Span> copied;
+      std::vector<std::pair<Queue*, Span>> copied;  // on the queue each went down
       char* host = static_cast<char*>(host_);
       for (Span gap : dst.valid.gaps(b, e)) {
         // Cover the gap piece by piece from valid holders, host memory first.
@@ -203,6 +203,7 @@ Transfer BufferState::acquire(Device& dev, Queue& q, std::uint64_t b, std::uint6
           const MemoryNode from = holder(at_byte, node, &dev, piece, ready, dev.name());
           Span take{at_byte, std::min(gap.end, piece.end)};
           Replica& src = replicas_[from];
+          Queue& via = from == kHostNode ? q : dev.copy_in_from(*src.device);
           // Pieces that follow on from the same device over a direct path go
           // in one copy (an all-gather's pieces landed there one by one):
           // each copy pays its path's start-up.
@@ -210,7 +211,7 @@ Transfer BufferState::acquire(Device& dev, Queue& q, std::uint64_t b, std::uint6
             for (Span next; take.end < gap.end;) {
               EventPtr next_ready;
               if (holder(take.end, node, &dev, next, next_ready, dev.name()) != from) break;
-              if (next_ready) q.wait(next_ready);
+              if (next_ready) via.wait(next_ready);
               take.end = std::min(gap.end, next.end);
             }
           at_byte = take.end;
@@ -220,21 +221,27 @@ Transfer BufferState::acquire(Device& dev, Queue& q, std::uint64_t b, std::uint6
             staging.push_back(ready);
             continue;
           }
-          if (ready) q.wait(ready);
+          if (ready) via.wait(ready);
           if (from == kHostNode) {
             q.write(dst.memory, take.begin, host + take.begin, take.size(), host_kind());
-          } else if (!dev.copy_from_peer(q, dst.memory, take.begin, *src.device, src.memory,
+          } else if (!dev.copy_from_peer(via, dst.memory, take.begin, *src.device, src.memory,
                                          take.begin, take.size())) {
             staging.push_back(to_host(src, take, ready));
             continue;
           }
           t.bytes_in += take.size();
-          copied.push_back(take);
+          copied.emplace_back(&via, take);
         }
       }
-      if (!copied.empty()) {
-        EventPtr done = node == kHostNode ? nullptr : q.record();
-        for (Span s : copied) dst.valid.assign(s.begin, s.end, done);
+      // One event per queue the copies went down, after its last of them.
+      for (std::size_t i = 0; i < copied.size(); ++i) {
+        Queue* via = copied[i].first;
+        if (std::any_of(copied.begin() + std::ptrdiff_t(i) + 1, copied.end(),
+                        [&](const auto& c) { return c.first == via; }))
+          continue;
+        EventPtr done = node == kHostNode ? nullptr : via->record();
+        for (const auto& [on, s] : copied)
+          if (on == via) dst.valid.assign(s.begin, s.end, done);
       }
       if (staging.empty()) {
         dst.valid.for_each(b, e, [&](Span, const EventPtr& ready) {

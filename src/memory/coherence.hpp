@@ -67,8 +67,8 @@ class BufferState {
   // The replica on `dev`'s node, allocated on first use.
   DeviceMemory replica(Device& dev);
   // Makes bytes [b, e) valid on dev's node: copies missing pieces in on `q`
-  // (a queue of dev) and appends to `waits` the events the reader must wait
-  // for. Returns the replica with what it moved.
+  // (a queue of dev), those from a peer on dev.copy_in_from(peer), and appends to `waits` the
+  // events the reader must wait for. Returns the replica with what it moved.
   Transfer acquire(Device& dev, Queue& q, std::uint64_t b, std::uint64_t e,
                    std::vector<EventPtr>& waits);
   // dev's node becomes the only valid holder of [b, e), ready after `ready`.

@@ -100,6 +100,7 @@ SimDevice::SimDevice(DeviceInfo info, SimDeviceSpec spec, double launch_us, bool
       clock_(std::move(clock)),
       measured_(std::move(measured)) {
   for (auto& q : queues_) q = std::make_unique<SimQueue>(*this);
+  for (auto& q : peer_in_) q = std::make_unique<SimQueue>(*this);
   std::sort(spec_.changes.begin(), spec_.changes.end(),
             [](const auto& a, const auto& b) { return a.at_s < b.at_s; });
 }
@@ -148,12 +149,18 @@ Queue& SimDevice::queue(QueueRole role) {
   return *queues_[std::size_t(role)];
 }
 
+Queue& SimDevice::copy_in_from(const Device& peer) {
+  auto it = peers_.find(peer.name());
+  if (it == peers_.end()) return queue(QueueRole::copy_in);
+  return *peer_in_[std::size_t(it->second.worst)];
+}
+
 bool SimDevice::copy_from_peer(Queue& q, DeviceMemory dst, std::size_t doff, Device& peer,
                                DeviceMemory src, std::size_t soff, std::size_t bytes) {
   auto it = peers_.find(peer.name());
   if (it == peers_.end()) return false;
   move_bytes(static_cast<char*>(dst.ptr) + doff, static_cast<const char*>(src.ptr) + soff, bytes);
-  auto* own = dynamic_cast<SimQueue*>(&q);  // the coherence passes this device's copy-in queue
+  auto* own = dynamic_cast<SimQueue*>(&q);  // the coherence passes copy_in_from(peer)
   if (!own) raise(Errc::internal, name(), "a peer copy on a queue that is not a sim device's");
   own->occupy(it->second.seconds(double(bytes)));
   moved(it->second.worst, bytes);

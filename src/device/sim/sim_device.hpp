@@ -101,6 +101,7 @@ class SimDevice final : public Device {
   DeviceMemory allocate(std::size_t bytes) override;
   void release(DeviceMemory memory) override;
   Queue& queue(QueueRole role) override;
+  Queue& copy_in_from(const Device& peer) override;
   Clock& clock() override { return *clock_; }
   bool copy_from_peer(Queue& q, DeviceMemory dst, std::size_t dst_offset, Device& peer,
                       DeviceMemory src, std::size_t src_offset, std::size_t bytes) override;
@@ -146,6 +147,9 @@ class SimDevice final : public Device {
   std::array<std::atomic<std::uint64_t>, kLinkKinds> moved_{};  // bytes by LinkKind
   void moved(LinkKind kind, std::size_t bytes) { moved_[std::size_t(kind)] += bytes; }
   std::array<std::unique_ptr<SimQueue>, kQueueRoles> queues_;  // by QueueRole
+  // Copies in from peers, a queue per kind of path (the worst link on it):
+  // each link moves its bytes beside the others, as NCCL's channels do.
+  std::array<std::unique_ptr<SimQueue>, kLinkKinds> peer_in_;
   std::mutex memory_mu_;
   std::uint64_t allocated_ = 0;  // against spec_.memory_bytes
 };
