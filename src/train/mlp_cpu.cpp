@@ -70,23 +70,43 @@ void forward(const MlpLayout& layout, const float* params, const float* x, int r
 
 // Layer i's backward: dz (its output's gradient, in `dz`) gives dW and db,
 // added to `grad`; below layer 0, dz for the layer under it goes to `below`.
-void backward(const MlpLayout& layout, std::size_t i, const float* params, const float* x, int rows,
-              const Saved& s, const float* dz, float* below, float* grad) {
+// Rows [first, end) of layer i's weight gradient (its outputs'), and the bias
+// gradient with the last row: dW += dz^T in; db += the column sums of dz.
+void weight_rows(const MlpLayout& layout, std::size_t i, const float* x, int rows, const Saved& s,
+                 const float* dz, float* grad, int first, int end) {
   const Layer& l = layout.layers()[i];
   const float* in = i == 0 ? x : s.a[i - 1];
-  // dW += dz^T in; db += the column sums of dz.
-  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, l.out, l.in, rows, 1.0f, dz, l.out, in, l.in,
-              1.0f, grad + l.weight, l.in);
+  if (end > first)
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, end - first, l.in, rows, 1.0f, dz + first,
+                l.out, in, l.in, 1.0f, grad + l.weight + std::size_t(first) * l.in, l.in);
+  if (end < l.out) return;
   float* db = grad + l.bias;
   for (int r = 0; r < rows; ++r)
     for (int o = 0; o < l.out; ++o) db[o] += dz[std::size_t(r) * l.out + o];
-  if (i == 0) return;
-  // d in = dz W, then through the previous layer's GELU.
+}
+
+// The gradient below layer i > 0: d in = dz W, through the previous layer's GELU.
+void through(const MlpLayout& layout, std::size_t i, const float* params, int rows, const Saved& s,
+             const float* dz, float* below) {
+  const Layer& l = layout.layers()[i];
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, l.in, l.out, 1.0f, dz, l.out,
               params + l.weight, l.in, 0.0f, below, l.in);
   const float* z = s.z[i - 1];
   const std::size_t m = std::size_t(rows) * std::size_t(l.in);
   for (std::size_t k = 0; k < m; ++k) below[k] *= gelu_grad(z[k]);
+}
+
+void backward(const MlpLayout& layout, std::size_t i, const float* params, const float* x, int rows,
+              const Saved& s, const float* dz, float* below, float* grad) {
+  weight_rows(layout, i, x, rows, s, dz, grad, 0, layout.layers()[i].out);
+  if (i > 0) through(layout, i, params, rows, s, dz, below);
+}
+
+// Layer i's dz and the buffer below it in `saved`: grad_a or grad_b by the
+// layer's distance from the last, as the whole backward above swaps them.
+std::pair<float*, float*> layer_gradients(const MlpLayout& layout, std::size_t i, const Saved& s) {
+  const bool even = (layout.layers().size() - 1 - i) % 2 == 0;
+  return even ? std::pair{s.grad_a, s.grad_b} : std::pair{s.grad_b, s.grad_a};
 }
 
 // d loss / d prediction = prediction - target, into `dz`; returns the loss.
@@ -132,23 +152,35 @@ void forward_saved_cpu(const MlpLayout& layout, const float* params, const float
 double backward_layer_cpu(const MlpLayout& layout, std::size_t layer, const float* params,
                           const float* x, const float* y, int rows, float* saved, const float* add,
                           float* grad) {
+  const double loss =
+      layer_rows_cpu(layout, layer, x, y, rows, saved, add, grad, {0, layout.layers()[layer].out});
+  if (layer > 0) below_layer_cpu(layout, layer, params, rows, saved);
+  return loss;
+}
+
+double layer_rows_cpu(const MlpLayout& layout, std::size_t layer, const float* x, const float* y,
+                      int rows, float* saved, const float* add, float* grad, OutRows part) {
   const Saved s = carve(layout, rows, saved);
-  const std::size_t last = layout.layers().size() - 1;
-  // Layer i's dz sits in grad_a or grad_b by its distance from the last
-  // layer, as the whole backward above swaps them.
-  const bool even = (last - layer) % 2 == 0;
-  float* dz = even ? s.grad_a : s.grad_b;
-  float* below = even ? s.grad_b : s.grad_a;
-  const double loss = layer == last ? output_gradient(layout, y, rows, s, dz) : 0.0;
   const Layer& l = layout.layers()[layer];
+  float* dz = layer_gradients(layout, layer, s).first;
+  const bool last = layer + 1 == layout.layers().size();
+  const double loss = last && part.begin == 0 ? output_gradient(layout, y, rows, s, dz) : 0.0;
+  const auto [begin, end] = part_elements(l, part);
   if (add != grad) {
     if (add)
-      std::copy(add + l.weight, add + l.end(), grad + l.weight);
+      std::copy(add + begin, add + end, grad + begin);
     else
-      std::fill(grad + l.weight, grad + l.end(), 0.0f);
+      std::fill(grad + begin, grad + end, 0.0f);
   }
-  backward(layout, layer, params, x, rows, s, dz, below, grad);
+  weight_rows(layout, layer, x, rows, s, dz, grad, part.begin, part.end);
   return loss;
+}
+
+void below_layer_cpu(const MlpLayout& layout, std::size_t layer, const float* params, int rows,
+                     float* saved) {
+  const Saved s = carve(layout, rows, saved);
+  const auto [dz, below] = layer_gradients(layout, layer, s);
+  through(layout, layer, params, rows, s, dz, below);
 }
 
 }  // namespace baton::train

@@ -3,6 +3,7 @@
 // means), so that micro-batches on any devices add up to the whole batch's.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "train/mlp.hpp"
@@ -30,5 +31,21 @@ void forward_saved_cpu(const MlpLayout& layout, const float* params, const float
 double backward_layer_cpu(const MlpLayout& layout, std::size_t layer, const float* params,
                           const float* x, const float* y, int rows, float* saved, const float* add,
                           float* grad);
+// backward_layer_cpu in parts: layer_rows_cpu for rows [begin, end) of the
+// layer's weight gradient (its outputs', and the bias with the last row),
+// the first of the last layer's parts first (it returns the loss), then
+// below_layer_cpu, the gradient below a layer > 0, before the layer below's.
+struct OutRows {
+  int begin = 0, end = 0;
+};
+// The elements of layer `l`'s parameters that part `p` covers: [first, second).
+inline std::pair<std::size_t, std::size_t> part_elements(const Layer& l, OutRows p) {
+  return {l.weight + std::size_t(p.begin) * std::size_t(l.in),
+          p.end == l.out ? l.end() : l.weight + std::size_t(p.end) * std::size_t(l.in)};
+}
+double layer_rows_cpu(const MlpLayout& layout, std::size_t layer, const float* x, const float* y,
+                      int rows, float* saved, const float* add, float* grad, OutRows part);
+void below_layer_cpu(const MlpLayout& layout, std::size_t layer, const float* params, int rows,
+                     float* saved);
 
 }  // namespace baton::train

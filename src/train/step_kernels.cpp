@@ -7,6 +7,7 @@
 
 #include "baton/error.hpp"
 #include "collective/kernels.hpp"
+#include "collective/pieces.hpp"
 #include "train/adamw.hpp"
 #include "train/mlp_cpu.hpp"
 #ifdef BATON_TRAIN_CUDA
@@ -123,27 +124,52 @@ Kernel forward_kernel(const MlpLayout& layout, int micro_batch) {
   return k;
 }
 
-Kernel backward_kernel(const MlpLayout& layout, std::size_t layer, int micro_batch) {
-  Kernel k("train.backward." + std::to_string(layer));
-  const bool last = layer + 1 == layout.layers().size();
-  k.cpu([layout, layer, last](Span s, const KernelArgs& a) {
+Kernel backward_kernel(const MlpLayout& layout, std::size_t layer, OutRows part, int micro_batch) {
+  const Layer& at = layout.layers()[layer];
+  const bool whole = part.begin == 0 && part.end == at.out;
+  std::string name = "train.backward." + std::to_string(layer);
+  if (!whole) {  // appended piece by piece: g++ 12 warns (wrongly) on a + chain here
+    name += '.';
+    name += std::to_string(part.begin);
+    name += '-';
+    name += std::to_string(part.end);
+  }
+  Kernel k(name);
+  const bool loss = layer + 1 == layout.layers().size() && part.begin == 0;
+  k.cpu([layout, layer, part, loss](Span s, const KernelArgs& a) {
     const LayerArgs l = a.value<LayerArgs>(7);
     const std::uint64_t first_row = s.begin * l.rows;
     const std::size_t params = layout.params();
     const float* acc = a.ptr<float>(5);
     const bool counts = tagged(acc, params, l.tag);  // else this device ran nothing before
-    const double loss = backward_layer_cpu(
-        layout, layer, a.ptr<float>(0), a.ptr<float>(2) + first_row * layout.shape().inputs,
-        a.ptr<float>(3) + first_row * layout.shape().outputs, int(l.rows), a.ptr<float>(4),
-        counts ? acc : nullptr, a.ptr<float>(6));
-    if (last) a.ptr<float>(8)[l.slot] = float(loss) + (counts ? acc[loss_at(params)] : 0.0f);
+    const double sum =
+        layer_rows_cpu(layout, layer, a.ptr<float>(2) + first_row * layout.shape().inputs,
+                       a.ptr<float>(3) + first_row * layout.shape().outputs, int(l.rows),
+                       a.ptr<float>(4), counts ? acc : nullptr, a.ptr<float>(6), part);
+    if (loss) a.ptr<float>(8)[l.slot] = float(sum) + (counts ? acc[loss_at(params)] : 0.0f);
+  });
+  // The rows' share of the weight gradient's multiply-adds, over the micro-batch.
+  const double per_micro_batch = 2.0 * double(at.in) * double(part.end - part.begin) * micro_batch;
+  k.cost([per_micro_batch](Span s) { return per_micro_batch * double(s.size()); });
+  // Their fp32 gradient read and written.
+  const double bytes = 8.0 * double(at.in) * double(part.end - part.begin);
+  k.traffic([bytes](Span) { return bytes; });
+  weights_read(k);
+  return k;
+}
+
+Kernel below_kernel(const MlpLayout& layout, std::size_t layer, int micro_batch) {
+  Kernel k("train.below." + std::to_string(layer));
+  k.cpu([layout, layer](Span, const KernelArgs& a) {
+    const LayerArgs l = a.value<LayerArgs>(3);
+    below_layer_cpu(layout, layer, a.ptr<float>(0), int(l.rows), a.ptr<float>(2));
   });
   const Layer& at = layout.layers()[layer];
-  // Twice the layer's forward (its weights' and its input's gradients).
-  const double per_micro_batch = 4.0 * double(at.in) * double(at.out) * micro_batch;
+  const double per_micro_batch = 2.0 * double(at.in) * double(at.out) * micro_batch;
   k.cost([per_micro_batch](Span s) { return per_micro_batch * double(s.size()); });
-  const double layer_bytes = kBackwardBytesPerParam * double(at.end() - at.weight);
-  k.traffic([layer_bytes](Span) { return layer_bytes; });
+  // The layer's weights read (as the bf16 a GPU would read twice over).
+  const double bytes = (kBackwardBytesPerParam - 8.0) * double(at.end() - at.weight);
+  k.traffic([bytes](Span) { return bytes; });
   weights_read(k);
   return k;
 }
@@ -243,6 +269,32 @@ Kernel adamw_slots_kernel() {
 
 }  // namespace
 
+std::vector<OutRows> backward_parts(const MlpLayout& layout, std::size_t layer,
+                                    std::uint64_t part_bytes) {
+  const Layer& l = layout.layers()[layer];
+  const std::uint64_t bytes = 4 * std::uint64_t(l.end() - l.weight);
+  const int parts =
+      int(std::clamp<std::uint64_t>(bytes / std::max<std::uint64_t>(part_bytes, 1), 1, l.out));
+  std::vector<OutRows> out;
+  for (int p = 0; p < parts; ++p)
+    out.push_back(
+        {int(std::int64_t(l.out) * p / parts), int(std::int64_t(l.out) * (p + 1) / parts)});
+  return out;
+}
+
+void set_layer_kernels(StepKernels& k, const MlpLayout& layout, int micro_batch,
+                       std::uint64_t part_bytes) {
+  k.backward.clear(), k.parts.clear(), k.below.clear();
+  for (std::size_t i = 0; i < layout.layers().size(); ++i) {
+    k.parts.push_back(backward_parts(layout, i, part_bytes));
+    std::vector<Kernel> parts;
+    for (OutRows part : k.parts.back())
+      parts.push_back(backward_kernel(layout, i, part, micro_batch));
+    k.backward.push_back(std::move(parts));
+    if (i > 0) k.below.push_back(below_kernel(layout, i, micro_batch));
+  }
+}
+
 double flops_per_sample(const MlpLayout& layout) {
   double macs = 0;
   for (const Layer& l : layout.layers()) macs += double(l.in) * double(l.out);
@@ -257,9 +309,10 @@ StepKernels make_step_kernels(const MlpLayout& layout, int micro_batch) {
                 adamw_slots_kernel(),
                 collective::touch_kernel(),
                 forward_kernel(layout, micro_batch),
+                {},
+                {},
                 {}};
-  for (std::size_t i = 0; i < layout.layers().size(); ++i)
-    k.backward.push_back(backward_kernel(layout, i, micro_batch));
+  set_layer_kernels(k, layout, micro_batch, collective::kBucketBytes);
 #ifdef BATON_TRAIN_CUDA
   add_cuda_code(k, layout, micro_batch);
 #endif

@@ -20,9 +20,13 @@
 //   a step a layer at a time instead, writing its slot itself:
 //   forward: one item, a micro-batch; keeps what backward needs in a
 //            per-device buffer.
-//   backward[i]: layer i's gradient of that micro-batch plus the
-//            accumulator's, into the slot over layer i's parameters; the
-//            last layer's also writes the loss. Run from the last layer down.
+//   backward[i][p]: part p of layer i's gradient of that micro-batch plus
+//            the accumulator's (backward_parts: rows of its weights), into
+//            the slot over those parameters; the last layer's first part
+//            also writes the loss. Then below[i - 1], the gradient below
+//            layer i, before layer i - 1's. From the last layer down: a
+//            bucket is reduced once the parts over it are done, while the
+//            rest of the layer is computed.
 // Both updates write the step's weights beside the ones they read (a step
 // redone after a device fails starts from the same weights).
 #pragma once
@@ -34,6 +38,7 @@
 #include "baton/kernel.hpp"
 #include "train/kernel_args.hpp"
 #include "train/mlp.hpp"
+#include "train/mlp_cpu.hpp"
 
 namespace baton::train {
 
@@ -62,13 +67,28 @@ struct StepKernels {
   // in(params, whole), in(bf16 weights, whole), in(x, Part{mb * inputs}),
   // local(saved: layout.workspace(mb) floats), LayerArgs.
   Kernel forward;
-  // Per layer: in(params, whole), in(bf16 weights, whole), in(x, Part),
-  // in(y, Part), local(saved), local(accumulator), out(slot, the layer's
-  // elements), LayerArgs; the last layer's also out(losses, the slot's element).
-  std::vector<Kernel> backward;
+  // Per layer, per part: in(params, whole), in(bf16 weights, whole), in(x,
+  // Part), in(y, Part), local(saved), local(accumulator), out(slot, the
+  // part's elements), LayerArgs; the last layer's first part also
+  // out(losses, the slot's element).
+  std::vector<std::vector<Kernel>> backward;
+  std::vector<std::vector<OutRows>> parts;  // per layer: each backward kernel's rows
+  // Per layer above the first: in(params, whole), in(bf16 weights, whole),
+  // local(saved), LayerArgs.
+  std::vector<Kernel> below;
 };
 
+// Layers in parts of about a DDP bucket (25 MiB).
 StepKernels make_step_kernels(const MlpLayout& layout, int micro_batch);
+// Sets backward, parts and below for buckets of `part_bytes`.
+void set_layer_kernels(StepKernels& kernels, const MlpLayout& layout, int micro_batch,
+                       std::uint64_t part_bytes);
+
+// Layer i's weight gradient cut into parts of about `part_bytes`, each its
+// rows [begin, end) (the last with the bias): whole for a layer smaller
+// than two of them. The parts' elements, in order, cover the layer's.
+std::vector<OutRows> backward_parts(const MlpLayout& layout, std::size_t layer,
+                                    std::uint64_t part_bytes);
 
 // The GPU code runs a chunk of micro-batches in passes of whole micro-batches,
 // about 4096 rows each; every pass reads the weights and reads and writes

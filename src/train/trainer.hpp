@@ -13,11 +13,12 @@
 // (by coherence, as the next step reads them), with each bucket's update
 // running while the next bucket is reduced. With overlap, each device runs
 // the last micro-batch it takes a layer at a time, from the last layer down,
-// each layer's gradient written straight into its slot: a bucket is reduced
-// and updated while the layers below it are still computed. Every device
-// computes with the same weights at every step, whatever the split; the
-// update writes them beside the ones the step read, so a step that a failed
-// device leaves half updated is done again from where it began.
+// each layer's gradient written straight into its slot (a layer larger than
+// a bucket in parts of its weights' rows): a bucket is reduced and updated
+// while the rest of its layer and the layers below are still computed.
+// Every device computes with the same weights at every step, whatever the
+// split; the update writes them beside the ones the step read, so a step
+// that a failed device leaves half updated is done again from where it began.
 //
 // A job of several processes (mpirun, collective/process_group.hpp) runs one
 // Trainer in each, over its own devices: each step's global batch is cut
@@ -66,6 +67,10 @@ struct TrainConfig {
   // is reduced. false: the update starts once every bucket is reduced, and
   // the step says how long the reduction took alone.
   bool overlap = true;
+  // Bytes of each gradient bucket after the first (DDP's bucket_cap_mb); 0:
+  // by the number of devices (collective::bucket_bytes). A layer larger than
+  // a bucket computes its gradient in parts of about a bucket's bytes.
+  std::uint64_t bucket_bytes = 0;
   // The job's processes (not owned), each running a Trainer over its own
   // devices; nullptr or a group of one: this process alone.
   collective::ProcessGroup* processes = nullptr;

@@ -10,6 +10,7 @@
 #include "baton/error.hpp"
 #include "train/adamw.hpp"
 #include "train/mlp_cpu.hpp"
+#include "train/step_kernels.hpp"
 #include "train/teacher.hpp"
 
 using namespace baton;
@@ -114,6 +115,56 @@ TEST(MlpCpu, LayerByLayerIsTheWholeBackward) {
     backward_layer_cpu(m, i, p.data(), d.x.data(), d.y.data(), rows, saved.data(), nullptr,
                        fresh.data());
   for (std::size_t i = 0; i < m.params(); ++i) ASSERT_EQ(fresh[i], alone[i]) << "parameter " << i;
+}
+
+// A layer larger than a bucket is computed in parts of its weights' rows
+// (the last with the bias), then the gradient below it: together they are
+// the layer's whole gradient, the parts writing only their own elements.
+TEST(MlpCpu, ALayerInPartsIsTheWholeLayer) {
+  const MlpShape shape{16, 512, 2, 8};
+  MlpLayout m(shape);
+  const std::uint64_t bucket = 256 << 10;  // layer 1, 512 x 512 fp32, is 4 of them
+  const std::size_t big = 1;
+  const std::vector<OutRows> parts = backward_parts(m, big, bucket);
+  ASSERT_EQ(parts.size(), 4u);
+  EXPECT_EQ(backward_parts(m, 0, bucket).size(), 1u) << "a layer under two buckets is one part";
+  const Layer& l = m.layers()[big];
+  EXPECT_EQ(part_elements(l, parts.front()).first, l.weight);
+  EXPECT_EQ(part_elements(l, parts.back()).second, l.end());
+  for (std::size_t j = 1; j < parts.size(); ++j)
+    EXPECT_EQ(part_elements(l, parts[j]).first, part_elements(l, parts[j - 1]).second);
+
+  std::vector<float> p(m.params());
+  init_params(m, 3, p);
+  Teacher teacher(shape, 4);
+  const int rows = 5;
+  Data d(teacher, shape, 1, rows);
+  std::vector<float> whole(m.params(), 0.0f), ws;
+  const double loss =
+      loss_and_grad_cpu(m, p.data(), d.x.data(), d.y.data(), rows, whole.data(), ws);
+  std::vector<float> saved(m.workspace(rows)), slot(m.params(), -7.0f);
+  forward_saved_cpu(m, p.data(), d.x.data(), rows, saved.data());
+  double parted_loss = 0;
+  for (std::size_t i = m.layers().size(); i-- > 0;) {
+    const Layer& li = m.layers()[i];
+    for (OutRows part : backward_parts(m, i, bucket)) {
+      parted_loss += layer_rows_cpu(m, i, d.x.data(), d.y.data(), rows, saved.data(), nullptr,
+                                    slot.data(), part);
+      // Nothing past the part is written yet.
+      const std::size_t end = part_elements(li, part).second;
+      if (end < li.end()) {
+        ASSERT_EQ(slot[end], -7.0f) << "layer " << i << ", part " << part.end;
+      }
+    }
+    if (i > 0) below_layer_cpu(m, i, p.data(), rows, saved.data());
+  }
+  EXPECT_NEAR(parted_loss, loss, 1e-9 * loss);
+  double diff = 0, norm = 0;
+  for (std::size_t k = 0; k < m.params(); ++k) {
+    diff += (double(slot[k]) - whole[k]) * (double(slot[k]) - whole[k]);
+    norm += double(whole[k]) * whole[k];
+  }
+  EXPECT_LT(std::sqrt(diff / norm), 1e-6);
 }
 
 TEST(MlpCpu, TheLossFallsUnderAdamW) {

@@ -164,6 +164,24 @@ TEST_P(Training, ReducingBehindBackwardKeepsTheWeights) {
   EXPECT_LT(relative_to_training(behind.params(), after.params(), start), bf16() ? 5e-2 : 1e-5);
 }
 
+// The same where a layer is larger than a bucket: its gradient comes in
+// parts of its weights' rows, each reduced once made.
+TEST_P(Training, ALayerInPartsIsReducedBehindBackwardToo) {
+  TRAINING_OPEN(rt);
+  TrainConfig c = small("static");
+  c.bucket_bytes = 4 << 10;  // a 48 x 48 layer is 9.4 kB: two parts
+  ASSERT_EQ(backward_parts(MlpLayout(c.shape), 1, c.bucket_bytes).size(), 2u);
+  Trainer behind(*rt, c);
+  c.overlap = false;
+  Trainer after(*rt, c);
+  const std::vector<float> start = after.params();
+  for (int s = 0; s < 2; ++s) {
+    const StepResult a = behind.step(), b = after.step();
+    EXPECT_NEAR(a.loss, b.loss, (bf16() ? 1e-2 : 1e-5) * b.loss) << "step " << a.step;
+  }
+  EXPECT_LT(relative_to_training(behind.params(), after.params(), start), bf16() ? 5e-2 : 1e-5);
+}
+
 TEST_P(Training, TheLossFalls) {
   TRAINING_OPEN(rt);
   Trainer t(*rt, small("weighted"));
