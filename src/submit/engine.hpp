@@ -115,8 +115,7 @@ class Engine final : public HostAccessGuard {
   bool can_run(const TaskRecord* t, int d) const;
   // `t` leaves device `d`'s queue to run there: its policy is told.
   void left_queue(TaskRecord* t, int d);
-  // `t` was enqueued on `device` (on its side queue where `side`); its
-  // successors may be placed.
+  // `t` was enqueued on `device`, down `lane`; its successors may be placed.
   void issued(TaskRecord* t, const EventPtr& done, int device, LaneId lane, Worker& from);
   void finished(TaskRecord* t, Worker& by, double seconds);
   // `t` fails with `error` (a usage error, a failed predecessor, no device

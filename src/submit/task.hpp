@@ -40,13 +40,13 @@ struct TaskRef {
   friend bool operator==(const TaskRef&, const TaskRef&) = default;
 };
 
-// An event a task must follow, the device that recorded it and on which of
-// its queues (a task on that same queue follows it by queue order alone).
 // The queues of a device that tasks go down, each in order: compute, the
 // side queue (QueueRole::side), and the copy-in queue, where a prefetch
 // (Kernel::prefetch) ends with its copies.
 enum class LaneId : std::uint8_t { compute, side, fetch };
 
+// An event a task must follow, the device that recorded it and on which of
+// its queues (a task on that same queue follows it by queue order alone).
 struct EventWait {
   EventPtr event;
   int device = -1;

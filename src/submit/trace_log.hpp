@@ -28,8 +28,9 @@ struct TraceSpan {
   // The host's time to issue it: its copies, waits and launches (a copy from
   // pageable memory, or a launcher that blocks, shows here).
   double issue_s = 0;
-  // It ran on the device's side queue (QueueRole::side), beside the spans of
-  // its compute queue: drawn on a track of its own under the device's.
+  // It ran on the device's side queue (QueueRole::side), or it was a
+  // prefetch on its copy-in queue, beside the spans of its compute queue:
+  // drawn on a track of its own under the device's.
   bool side = false;
 };
 

@@ -164,7 +164,7 @@ double layer_rows_cpu(const MlpLayout& layout, std::size_t layer, const float* x
   const Layer& l = layout.layers()[layer];
   float* dz = layer_gradients(layout, layer, s).first;
   const bool last = layer + 1 == layout.layers().size();
-  const double loss = last && part.begin == 0 ? output_gradient(layout, y, rows, s, dz) : 0.0;
+  const double loss = last && part.end == l.out ? output_gradient(layout, y, rows, s, dz) : 0.0;
   const auto [begin, end] = part_elements(l, part);
   if (add != grad) {
     if (add)

@@ -33,7 +33,7 @@ double backward_layer_cpu(const MlpLayout& layout, std::size_t layer, const floa
                           float* grad);
 // backward_layer_cpu in parts: layer_rows_cpu for rows [begin, end) of the
 // layer's weight gradient (its outputs', and the bias with the last row),
-// the first of the last layer's parts first (it returns the loss), then
+// the last rows first (the last layer's returns the loss), then
 // below_layer_cpu, the gradient below a layer > 0, before the layer below's.
 struct OutRows {
   int begin = 0, end = 0;

@@ -135,7 +135,7 @@ Kernel backward_kernel(const MlpLayout& layout, std::size_t layer, OutRows part,
     name += std::to_string(part.end);
   }
   Kernel k(name);
-  const bool loss = layer + 1 == layout.layers().size() && part.begin == 0;
+  const bool loss = layer + 1 == layout.layers().size() && part.end == at.out;
   k.cpu([layout, layer, part, loss](Span s, const KernelArgs& a) {
     const LayerArgs l = a.value<LayerArgs>(7);
     const std::uint64_t first_row = s.begin * l.rows;
@@ -167,7 +167,8 @@ Kernel below_kernel(const MlpLayout& layout, std::size_t layer, int micro_batch)
   const Layer& at = layout.layers()[layer];
   const double per_micro_batch = 2.0 * double(at.in) * double(at.out) * micro_batch;
   k.cost([per_micro_batch](Span s) { return per_micro_batch * double(s.size()); });
-  // The layer's weights read (as the bf16 a GPU would read twice over).
+  // The rest of a backward's bytes a parameter: the weights read (a GPU's
+  // bf16 copy, read twice).
   const double bytes = (kBackwardBytesPerParam - 8.0) * double(at.end() - at.weight);
   k.traffic([bytes](Span) { return bytes; });
   weights_read(k);

@@ -22,11 +22,12 @@
 //            per-device buffer.
 //   backward[i][p]: part p of layer i's gradient of that micro-batch plus
 //            the accumulator's (backward_parts: rows of its weights), into
-//            the slot over those parameters; the last layer's first part
-//            also writes the loss. Then below[i - 1], the gradient below
-//            layer i, before layer i - 1's. From the last layer down: a
-//            bucket is reduced once the parts over it are done, while the
-//            rest of the layer is computed.
+//            the slot over those parameters, the last part first (as the
+//            buckets are cut from the end); the last layer's last part also
+//            writes the loss. Then below[i - 1], the gradient below layer i,
+//            before layer i - 1's. From the last layer down: a bucket is
+//            reduced once the parts over it are done, while the rest of the
+//            layer is computed.
 // Both updates write the step's weights beside the ones they read (a step
 // redone after a device fails starts from the same weights).
 #pragma once
@@ -69,7 +70,7 @@ struct StepKernels {
   Kernel forward;
   // Per layer, per part: in(params, whole), in(bf16 weights, whole), in(x,
   // Part), in(y, Part), local(saved), local(accumulator), out(slot, the
-  // part's elements), LayerArgs; the last layer's first part also
+  // part's elements), LayerArgs; the last layer's last part also
   // out(losses, the slot's element).
   std::vector<std::vector<Kernel>> backward;
   std::vector<std::vector<OutRows>> parts;  // per layer: each backward kernel's rows

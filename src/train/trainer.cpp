@@ -132,12 +132,12 @@ Trainer::Trainer(Runtime& rt, TrainConfig config)
   if (!shared_) {
     const std::uint64_t bucket =
         config_.bucket_bytes ? config_.bucket_bytes : collective::bucket_bytes(devices_.size());
-    buckets_ = collective::buckets(n, sizeof(float),
-                                   std::min(collective::kFirstBucketBytes, bucket), bucket);
     // Parts no larger than DDP's bucket, however large the ring's buckets:
     // each part's reduction starts as soon as it is made.
     set_layer_kernels(kernels_, layout_, config_.micro_batch,
                       std::min(bucket, collective::kBucketBytes));
+    buckets_ = collective::buckets(n, sizeof(float),
+                                   std::min(collective::kFirstBucketBytes, bucket), bucket);
     connect();
   }
   losses_ = rt_.buffer<float>(devs.size());
@@ -279,14 +279,15 @@ void Trainer::submit_layers(const Batch& b, const Weights& w, std::uint64_t firs
   // buckets' reduction may start) once every rank has made it.
   const auto& layers = layout_.layers();
   for (std::size_t i = layers.size(); i-- > 0;) {
-    const std::vector<OutRows> parts = kernels_.parts[i];
-    for (std::size_t j = 0; j < parts.size(); ++j) {
+    const std::vector<OutRows>& parts = kernels_.parts[i];
+    // The last rows first: the buckets are cut from the end.
+    for (std::size_t j = parts.size(); j-- > 0;) {
       const auto [begin, end] = part_elements(layers[i], parts[j]);
       const Kernel& part = kernels_.backward[i][j];
       for (std::size_t p = 0; p < ranks.size(); ++p) {
         const Range item{1, 0, first + p};
         const BufferArg slot = out(slots_[p], elements(begin, end));
-        if (i + 1 == layers.size() && j == 0)
+        if (i + 1 == layers.size() && j + 1 == parts.size())
           published_.push_back(rt_.submit(item, part, in(w.fp32, whole), in(w.bf16, whole),
                                           in(b.x, xs), in(b.y, ys), local(saved_),
                                           local(accumulator_), slot, args(p),

@@ -147,13 +147,14 @@ TEST(MlpCpu, ALayerInPartsIsTheWholeLayer) {
   double parted_loss = 0;
   for (std::size_t i = m.layers().size(); i-- > 0;) {
     const Layer& li = m.layers()[i];
-    for (OutRows part : backward_parts(m, i, bucket)) {
+    const std::vector<OutRows> layer_parts = backward_parts(m, i, bucket);
+    for (auto part = layer_parts.rbegin(); part != layer_parts.rend(); ++part) {
       parted_loss += layer_rows_cpu(m, i, d.x.data(), d.y.data(), rows, saved.data(), nullptr,
-                                    slot.data(), part);
-      // Nothing past the part is written yet.
-      const std::size_t end = part_elements(li, part).second;
-      if (end < li.end()) {
-        ASSERT_EQ(slot[end], -7.0f) << "layer " << i << ", part " << part.end;
+                                    slot.data(), *part);
+      // Nothing before the part is written yet.
+      const std::size_t begin = part_elements(li, *part).first;
+      if (begin > li.weight) {
+        ASSERT_EQ(slot[begin - 1], -7.0f) << "layer " << i << ", part " << part->begin;
       }
     }
     if (i > 0) below_layer_cpu(m, i, p.data(), rows, saved.data());

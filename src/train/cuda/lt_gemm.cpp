@@ -139,8 +139,8 @@ bool accepts(StreamState& st, const Described& d, const cublasLtMatmulAlgo_t& al
          result.workspaceSize <= kWorkspace;
 }
 
-void launch(StreamState& st, CUstream stream, const Gemm& g, const Described& d,
-            const cublasLtMatmulAlgo_t& algo) {
+void launch_matmul(StreamState& st, CUstream stream, const Gemm& g, const Described& d,
+                   const cublasLtMatmulAlgo_t& algo) {
   const float alpha = 1.0f;
   check(lt().cublasLtMatmul(
             st.handle, d.desc, &alpha, g.a, d.a, g.b, d.b, &g.beta, g.d, d.d, g.d, d.d, &algo,
@@ -178,7 +178,7 @@ int bucket_rows(int rows) {
 bool run_gemm(StreamState& st, CUstream stream, const Gemm& g) {
   const Described exact(g, st.sm_target);
   const Found found = algorithm_for(st, g, exact);
-  if (found.first) launch(st, stream, g, exact, found.second);
+  if (found.first) launch_matmul(st, stream, g, exact, found.second);
   return found.first;
 }
 
@@ -188,7 +188,7 @@ bool load_algorithm(StreamState& st, CUstream stream, const Gemm& g, int rows) {
   Gemm few = g;
   rows_of(few) = std::min(rows, rows_of(few));
   const Described d(few, st.sm_target);
-  if (accepts(st, d, found.second)) launch(st, stream, few, d, found.second);
+  if (accepts(st, d, found.second)) launch_matmul(st, stream, few, d, found.second);
   return true;
 }
 
