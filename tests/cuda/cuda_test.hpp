@@ -55,6 +55,20 @@ inline std::vector<float> random_floats(std::size_t n, unsigned seed, float lo =
   return v;
 }
 
+// bf16 bits of `f`, rounded to nearest even; and the float such bits hold.
+inline std::uint16_t to_bf16(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  u += 0x7fff + ((u >> 16) & 1);
+  return std::uint16_t(u >> 16);
+}
+inline float from_bf16(std::uint16_t h) {
+  const std::uint32_t u = std::uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
 inline std::vector<unsigned char> random_bytes(std::size_t n, unsigned seed) {
   std::mt19937 gen(seed);
   std::vector<unsigned char> v(n);

@@ -10,20 +10,6 @@ using namespace baton::test;
 
 namespace {
 
-std::uint16_t to_bf16(float f) {
-  std::uint32_t u;
-  std::memcpy(&u, &f, 4);
-  u += 0x7fff + ((u >> 16) & 1);  // round to nearest even
-  return std::uint16_t(u >> 16);
-}
-
-float from_bf16(std::uint16_t h) {
-  const std::uint32_t u = std::uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
 // ||C - ref|| / ||ref|| for C = A B computed by `spec` over rows [0, m) in
 // three launches.
 double gemm_error(cuda::CudaDevice& dev, GemmSpec spec, unsigned seed) {

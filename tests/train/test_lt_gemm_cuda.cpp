@@ -13,13 +13,6 @@ using baton::train::cuda_step::RowsIn;
 
 namespace {
 
-std::uint16_t to_bf16(float f) {
-  std::uint32_t u;
-  std::memcpy(&u, &f, 4);
-  u += 0x7fff + ((u >> 16) & 1);  // round to nearest even
-  return std::uint16_t(u >> 16);
-}
-
 // bf16 copies of random values, and the values they hold.
 struct Bf16s {
   std::vector<std::uint16_t> bits;
@@ -27,8 +20,7 @@ struct Bf16s {
   Bf16s(std::size_t n, unsigned seed) : values(random_floats(n, seed)) {
     for (float& v : values) {
       bits.push_back(to_bf16(v));
-      const std::uint32_t u = std::uint32_t(bits.back()) << 16;
-      std::memcpy(&v, &u, 4);
+      v = from_bf16(bits.back());
     }
   }
 };
