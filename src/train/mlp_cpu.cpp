@@ -68,8 +68,6 @@ void forward(const MlpLayout& layout, const float* params, const float* x, int r
   }
 }
 
-// Layer i's backward: dz (its output's gradient, in `dz`) gives dW and db,
-// added to `grad`; below layer 0, dz for the layer under it goes to `below`.
 // Rows [first, end) of layer i's weight gradient (its outputs'), and the bias
 // gradient with the last row: dW += dz^T in; db += the column sums of dz.
 void weight_rows(const MlpLayout& layout, std::size_t i, const float* x, int rows, const Saved& s,
@@ -96,6 +94,8 @@ void through(const MlpLayout& layout, std::size_t i, const float* params, int ro
   for (std::size_t k = 0; k < m; ++k) below[k] *= gelu_grad(z[k]);
 }
 
+// Layer i's backward: dz (its output's gradient, in `dz`) gives dW and db,
+// added to `grad`; below layer 0, dz for the layer under it goes to `below`.
 void backward(const MlpLayout& layout, std::size_t i, const float* params, const float* x, int rows,
               const Saved& s, const float* dz, float* below, float* grad) {
   weight_rows(layout, i, x, rows, s, dz, grad, 0, layout.layers()[i].out);

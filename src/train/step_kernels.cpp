@@ -7,7 +7,6 @@
 
 #include "baton/error.hpp"
 #include "collective/kernels.hpp"
-#include "collective/pieces.hpp"
 #include "train/adamw.hpp"
 #include "train/mlp_cpu.hpp"
 #ifdef BATON_TRAIN_CUDA
@@ -283,26 +282,13 @@ std::vector<OutRows> backward_parts(const MlpLayout& layout, std::size_t layer,
   return out;
 }
 
-void set_layer_kernels(StepKernels& k, const MlpLayout& layout, int micro_batch,
-                       std::uint64_t part_bytes) {
-  k.backward.clear(), k.parts.clear(), k.below.clear();
-  for (std::size_t i = 0; i < layout.layers().size(); ++i) {
-    k.parts.push_back(backward_parts(layout, i, part_bytes));
-    std::vector<Kernel> parts;
-    for (OutRows part : k.parts.back())
-      parts.push_back(backward_kernel(layout, i, part, micro_batch));
-    k.backward.push_back(std::move(parts));
-    if (i > 0) k.below.push_back(below_kernel(layout, i, micro_batch));
-  }
-}
-
 double flops_per_sample(const MlpLayout& layout) {
   double macs = 0;
   for (const Layer& l : layout.layers()) macs += double(l.in) * double(l.out);
   return 6.0 * macs;
 }
 
-StepKernels make_step_kernels(const MlpLayout& layout, int micro_batch) {
+StepKernels make_step_kernels(const MlpLayout& layout, int micro_batch, std::uint64_t part_bytes) {
   StepKernels k{grad_kernel(layout, micro_batch),
                 adamw_shared_kernel(),
                 losses_shared_kernel(),
@@ -313,7 +299,14 @@ StepKernels make_step_kernels(const MlpLayout& layout, int micro_batch) {
                 {},
                 {},
                 {}};
-  set_layer_kernels(k, layout, micro_batch, collective::kBucketBytes);
+  for (std::size_t i = 0; i < layout.layers().size(); ++i) {
+    k.parts.push_back(backward_parts(layout, i, part_bytes));
+    std::vector<Kernel> parts;
+    for (OutRows part : k.parts.back())
+      parts.push_back(backward_kernel(layout, i, part, micro_batch));
+    k.backward.push_back(std::move(parts));
+    if (i > 0) k.below.push_back(below_kernel(layout, i, micro_batch));
+  }
 #ifdef BATON_TRAIN_CUDA
   add_cuda_code(k, layout, micro_batch);
 #endif

@@ -79,11 +79,8 @@ struct StepKernels {
   std::vector<Kernel> below;
 };
 
-// Layers in parts of about a DDP bucket (25 MiB).
-StepKernels make_step_kernels(const MlpLayout& layout, int micro_batch);
-// Sets backward, parts and below for buckets of `part_bytes`.
-void set_layer_kernels(StepKernels& kernels, const MlpLayout& layout, int micro_batch,
-                       std::uint64_t part_bytes);
+// Layers larger than two `part_bytes` have their gradient in parts (backward_parts).
+StepKernels make_step_kernels(const MlpLayout& layout, int micro_batch, std::uint64_t part_bytes);
 
 // Layer i's weight gradient cut into parts of about `part_bytes`, each its
 // rows [begin, end) (the last with the bias): whole for a layer smaller

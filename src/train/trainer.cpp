@@ -93,11 +93,20 @@ TrainPlan plan(const Runtime& rt, const TrainConfig& c, const MlpLayout& layout,
   return p;
 }
 
+// Bytes of a layer's gradient part: no more than DDP's bucket, however large
+// the ring's buckets (collective::bucket_bytes, at least that), so that each
+// part's reduction starts as soon as it is made; smaller with smaller buckets.
+std::uint64_t part_bytes(const TrainConfig& config) {
+  return config.bucket_bytes ? std::min(config.bucket_bytes, collective::kBucketBytes)
+                             : collective::kBucketBytes;
+}
+
 }  // namespace
 
 TrainPlan plan_training(const Runtime& rt, const TrainConfig& config) {
   const MlpLayout layout(config.shape);
-  return plan(rt, config, layout, make_step_kernels(layout, config.micro_batch));
+  return plan(rt, config, layout,
+              make_step_kernels(layout, config.micro_batch, part_bytes(config)));
 }
 
 Trainer::Trainer(Runtime& rt, TrainConfig config)
@@ -105,7 +114,7 @@ Trainer::Trainer(Runtime& rt, TrainConfig config)
       config_(std::move(config)),
       layout_(config_.shape),
       teacher_(config_.shape, config_.seed),
-      kernels_(make_step_kernels(layout_, config_.micro_batch)) {
+      kernels_(make_step_kernels(layout_, config_.micro_batch, part_bytes(config_))) {
   const TrainPlan chosen = plan(rt_, config_, layout_, kernels_);
   devices_ = chosen.devices;
   shared_ = chosen.shared;
@@ -132,10 +141,6 @@ Trainer::Trainer(Runtime& rt, TrainConfig config)
   if (!shared_) {
     const std::uint64_t bucket =
         config_.bucket_bytes ? config_.bucket_bytes : collective::bucket_bytes(devices_.size());
-    // Parts no larger than DDP's bucket, however large the ring's buckets:
-    // each part's reduction starts as soon as it is made.
-    set_layer_kernels(kernels_, layout_, config_.micro_batch,
-                      std::min(bucket, collective::kBucketBytes));
     buckets_ = collective::buckets(n, sizeof(float),
                                    std::min(collective::kFirstBucketBytes, bucket), bucket);
     connect();
