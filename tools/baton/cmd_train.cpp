@@ -127,10 +127,9 @@ StepParts step_parts(const Run& r, int warmup) {
 
 // What a perfect split of a run's batch would reach, in samples/s: forward
 // and backward on each device at its rate side by side with the others (as
-// measured in `beside`, the run of the same devices that always runs: static;
-// devices sharing cores, or one GPU's power and memory, are slower together
-// than alone), all finishing together; then the rest of the step (update,
-// host) as short as the shortest of theirs alone.
+// measured in `beside`; devices sharing cores, or one GPU's power and memory,
+// are slower together than alone), all finishing together; then the rest of
+// the step (update, host) as short as the shortest of theirs alone.
 double ideal_rate(const Run& r, const Run& beside, int micro_batch,
                   const std::vector<const Run*>& alone, int warmup) {
   double compute_rate = 0, rest = 1e300;
@@ -144,6 +143,13 @@ double ideal_rate(const Run& r, const Run& beside, int micro_batch,
   }
   const double step = double(r.batch) / compute_rate + std::max(0.0, rest);
   return double(r.batch) / step;
+}
+
+// The run of `r`'s devices and batch under `policy`, if there was one.
+const Run* same_devices(const std::vector<Run>& runs, const Run& r, const std::string& policy) {
+  for (const Run& o : runs)
+    if (o.devices == r.devices && o.batch == r.batch && o.policy == policy) return &o;
+  return nullptr;
 }
 
 Run run_training(Runtime& rt, const TrainArgs& a, std::vector<int> devices, int batch,
@@ -408,9 +414,12 @@ void run_train(const TrainArgs& a) {
     const bool single = r.devices.size() == 1;
     double rate_sum = 0;
     for (int d : r.devices) rate_sum += alone[d];
-    const Run* stat = nullptr;
-    for (const Run& o : runs)
-      if (o.devices == r.devices && o.policy == "static") stat = &o;
+    const Run* stat = same_devices(runs, r, "static");
+    // The rates side by side: weighted's, where it ran, keeps every device
+    // busy until its share is done; static's fast devices end early and its
+    // slow ones finish alone, faster than beside the others.
+    const Run* weighted = same_devices(runs, r, "weighted");
+    const Run& beside = weighted ? *weighted : stat ? *stat : r;
     std::string split_text;
     nlohmann::json split = nlohmann::json::object();
     for (int d : r.devices) {
@@ -419,7 +428,7 @@ void run_train(const TrainArgs& a) {
     }
     const double speedup = base > 0 ? r.samples_per_s / base : 0;
     const double efficiency = rate_sum > 0 ? r.samples_per_s / rate_sum : 0;
-    const double ideal = ideal_rate(r, stat ? *stat : r, a.micro_batch, alone_run, a.warmup);
+    const double ideal = ideal_rate(r, beside, a.micro_batch, alone_run, a.warmup);
     const double vs_ideal = ideal > 0 ? r.samples_per_s / ideal : 0;
     const double vs_static =
         stat && stat->samples_per_s > 0 ? r.samples_per_s / stat->samples_per_s : 0;
@@ -453,6 +462,7 @@ void run_train(const TrainArgs& a) {
          {"efficiency_vs_oracle", efficiency},
          {"ideal_samples_per_s", ideal},
          {"efficiency_vs_ideal", vs_ideal},
+         {"ideal_rates_from", single ? "alone" : beside.policy},
          {"vs_static", !single && stat ? nlohmann::json(vs_static) : nlohmann::json(nullptr)},
          // Nothing was computed where time was all that was kept.
          {"losses", time_only ? nlohmann::json(nullptr) : nlohmann::json(r.losses)},
@@ -495,8 +505,8 @@ void run_train(const TrainArgs& a) {
   std::printf(
       "  speed-up: over %s alone (the fastest); vs oracle: over the sum of the devices' alone "
       "rates;\n  vs ideal: over a perfect split (forward and backward at each device's rate "
-      "side by side\n  with the others, as in the static run, all finishing together; then the "
-      "rest of the step\n  as short as the shortest alone); step: medians\n",
+      "side by side\n  with the others, as in the weighted run (else static), all finishing "
+      "together; then\n  the rest of the step as short as the shortest alone); step: medians\n",
       rt.devices()[fastest.front()]->name().c_str());
   std::fputs(t.str().c_str(), stdout);
   std::vector<std::string> sums;  // how the runs of several devices summed their gradients
