@@ -56,3 +56,33 @@ TEST(Chunking, SharesFollowWeightsAndSkipZeros) {
   EXPECT_TRUE(t[2].empty());
   EXPECT_THROW(proportional_shares(10, {0, 0}), baton::Error);
 }
+
+// Rounding to nearest gave the slowest 4 of 64 (3.6 by its weight), and it
+// finished last by far; the items left after rounding down go where they
+// end soonest.
+TEST(Chunking, SharesRoundSoThatTheLastEndsSoonest) {
+  const std::vector<double> w{4.0, 1.92, 0.92, 0.41};
+  const auto s = proportional_shares(64, w);
+  std::vector<std::uint64_t> sizes;
+  for (const auto& x : s) sizes.push_back(x.size());
+  EXPECT_EQ(sizes, (std::vector<std::uint64_t>{36, 17, 8, 3}));
+  EXPECT_EQ(s.back().end, 64u);
+  for (std::size_t i = 1; i < s.size(); ++i) EXPECT_EQ(s[i].begin, s[i - 1].end);
+  // No single item moved from the last to finish to another ends sooner.
+  auto last_end = [&](const std::vector<std::uint64_t>& n) {
+    double t = 0;
+    for (std::size_t i = 0; i < n.size(); ++i) t = std::max(t, double(n[i]) / w[i]);
+    return t;
+  };
+  for (std::size_t from = 0; from < w.size(); ++from)
+    for (std::size_t to = 0; to < w.size(); ++to) {
+      if (from == to || sizes[from] == 0) continue;
+      auto moved = sizes;
+      --moved[from];
+      ++moved[to];
+      EXPECT_GE(last_end(moved), last_end(sizes)) << from << " -> " << to;
+    }
+  // Huge counts still add up.
+  const auto big = proportional_shares(~0ull, {1, 1, 1});
+  EXPECT_EQ(big.back().end, ~0ull);
+}

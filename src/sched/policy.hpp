@@ -18,7 +18,8 @@ const PolicyEntry& find_policy(const std::string& name);
 // "static,weighted,ws,..." : every name, for defaults and help texts.
 std::string policy_names(const char* separator = ",");
 
-// Split `items` into contiguous shares proportional to `weights` (zeros get none).
+// Split `items` into contiguous shares proportional to `weights` (zeros get
+// none), rounded so that the last to finish (share over weight) ends soonest.
 std::vector<Span> proportional_shares(std::uint64_t items, const std::vector<double>& weights);
 
 // The factories behind the table.
