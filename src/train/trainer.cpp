@@ -119,6 +119,9 @@ Trainer::Trainer(Runtime& rt, TrainConfig config)
   devices_ = chosen.devices;
   shared_ = chosen.shared;
   const auto& devs = rt_.devices();
+  time_only_ = std::all_of(devices_.begin(), devices_.end(), [&](int d) {
+    return devs[std::size_t(d)]->info().stands_for.has_value();
+  });
   // A cpu device's threads are the parallelism: each runs its own GEMMs.
   openblas_set_num_threads(1);
   const std::size_t n = layout_.params();
@@ -128,15 +131,17 @@ Trainer::Trainer(Runtime& rt, TrainConfig config)
   }
   m_ = rt_.buffer<float>(n);
   v_ = rt_.buffer<float>(n);
-  {
+  // Devices that keep time only read none of it: written, the model's
+  // gigabytes took most of a planning run's wall time.
+  if (!time_only_) {
     Weights& w = weights_after(0);
     init_params(layout_, config_.seed, w.fp32.host());
     auto p = w.fp32.read();
     auto low = w.bf16.host();
     for (std::size_t i = 0; i < n; ++i) low[i] = bf16_bits(p[i]);
+    std::fill(m_.host().begin(), m_.host().end(), 0.0f);
+    std::fill(v_.host().begin(), v_.host().end(), 0.0f);
   }
-  std::fill(m_.host().begin(), m_.host().end(), 0.0f);
-  std::fill(v_.host().begin(), v_.host().end(), 0.0f);
   accumulator_ = rt_.per_device<float>(n + 2);
   if (!shared_) {
     const std::uint64_t bucket =
@@ -186,12 +191,20 @@ void Trainer::connect() {
     slots_.push_back(rt_.buffer<float>(layout_.params()));
 }
 
-// The update's parameters are split as the micro-batches are: a device's
-// share of the memory-bound update follows its share of the compute (the
-// partitions of a GPU have bandwidth as they have SMs).
+// The update's parameters are split as the micro-batches are, until each
+// device's rate over the update read in place is learned: at the micro-batches'
+// shares, the 8-SM partition of an H200 ended its update 0.7 ms before the
+// 64-SM one.
 void Trainer::follow_rates() {
   rt_.set_standalone_rates(kernels_.grad, rates_);
-  rt_.set_standalone_rates(shared_ ? kernels_.adamw_shared : kernels_.adamw_slots, rates_);
+  const bool learned = shared_ && std::all_of(devices_.begin(), devices_.end(), [&](int d) {
+                         return std::size_t(d) < update_rates_.size() &&
+                                update_rates_[std::size_t(d)] > 0;
+                       });
+  std::vector<double> update = rates_;
+  if (learned)
+    for (int d : devices_) update[std::size_t(d)] = update_rates_[std::size_t(d)];
+  rt_.set_standalone_rates(shared_ ? kernels_.adamw_shared : kernels_.adamw_slots, update);
 }
 
 Trainer::Batch& Trainer::load(int step) {
@@ -213,6 +226,7 @@ Trainer::Batch& Trainer::load(int step) {
   b.data = data;
   b.first = offset;
   b.rows = rows;
+  if (time_only_) return b;  // read by no device
   // Rows in pieces on a few host threads, as a data loader's workers make them.
   const int threads = std::clamp(int(std::thread::hardware_concurrency()) / 2, 1, 8);
   const int per = (rows + threads - 1) / threads;
@@ -526,6 +540,17 @@ void Trainer::learn(const RunStats& grad) {
   follow_rates();
 }
 
+void Trainer::learn_update(const RunStats& update) {
+  if (step_ == 1 && !rt_.clock().is_virtual()) return;
+  update_rates_.resize(rates_.size(), 0.0);
+  update_seen_.resize(rates_.size());
+  for (int d : devices_) {
+    const DeviceStats& s = update.devices[std::size_t(d)];
+    if (s.items > 0 && s.busy_s > 0)
+      update_rates_[std::size_t(d)] = update_seen_[std::size_t(d)].add(double(s.items) / s.busy_s);
+  }
+}
+
 RunStats Trainer::wait(Grad grad) {
   if (grad.run) return rt_.wait(std::move(*grad.run));
   RunStats s;  // every micro-batch went by layers
@@ -607,7 +632,8 @@ StepResult Trainer::step() {
     loss = shares_->learn(loss, rate);
   }
   r.loss = loss / double(config_.batch);
-  learn(r.grad);
+  if (shared_) learn_update(r.update);
+  learn(r.grad);  // and the policies follow both
   // Rates come from the micro-batches the policy placed; the figures count all.
   if (by_layers) count_layers(r.grad, layers_done);
   r.seconds = rt_.clock().now() - start;

@@ -223,6 +223,9 @@ class Trainer {
   // Leaves out the devices that failed in `grad`, noting them; true if any did.
   bool drop_failed(const RunStats& grad, std::vector<std::string>& failures);
   void learn(const RunStats& grad);
+  // The update read in place (shared_): each device's rate over it, learned
+  // as the micro-batches' are (learn then hands both to the policies).
+  void learn_update(const RunStats& update);
   void follow_rates();
 
   Runtime& rt_;
@@ -233,6 +236,11 @@ class Trainer {
   std::vector<int> devices_;
   std::vector<double> rates_;
   std::vector<RateWindow> seen_;  // per device
+  // Per device, its rate over the update where it is read in place (0: not
+  // yet learned). Memory-bound, it is not the micro-batches' rate: a
+  // partition of few SMs has more of the GPU's bandwidth per SM.
+  std::vector<double> update_rates_;
+  std::vector<RateWindow> update_seen_;
   Weights weights_[2];
   Buffer<float> m_, v_;
   PerDevice<float> accumulator_;
@@ -253,6 +261,9 @@ class Trainer {
   std::unique_ptr<collective::DeviceSumAcrossProcesses> across_;
   int step_ = 0;
   bool shared_ = false;    // every device taking part sits in one memory
+  // Every device keeps time only (a sim device standing for another
+  // backend): none reads a batch, and none is made.
+  bool time_only_ = false;
   std::uint32_t tag_ = 0;  // of the latest accumulation
 };
 
