@@ -56,8 +56,7 @@ std::vector<Span> proportional_shares(std::uint64_t items, const std::vector<dou
   for (; given < items; ++given) {
     std::size_t soonest = weights.size();
     for (std::size_t i = 0; i < weights.size(); ++i)
-      if (weights[i] > 0 && (soonest == weights.size() || finish(i) < finish(soonest)))
-        soonest = i;
+      if (weights[i] > 0 && (soonest == weights.size() || finish(i) < finish(soonest))) soonest = i;
     ++n[soonest];
   }
   std::vector<Span> out;

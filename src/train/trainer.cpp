@@ -197,10 +197,10 @@ void Trainer::connect() {
 // 64-SM one.
 void Trainer::follow_rates() {
   rt_.set_standalone_rates(kernels_.grad, rates_);
-  const bool learned = shared_ && std::all_of(devices_.begin(), devices_.end(), [&](int d) {
-                         return std::size_t(d) < update_rates_.size() &&
-                                update_rates_[std::size_t(d)] > 0;
-                       });
+  const bool learned =
+      shared_ && std::all_of(devices_.begin(), devices_.end(), [&](int d) {
+        return std::size_t(d) < update_rates_.size() && update_rates_[std::size_t(d)] > 0;
+      });
   std::vector<double> update = rates_;
   if (learned)
     for (int d : devices_) update[std::size_t(d)] = update_rates_[std::size_t(d)];
