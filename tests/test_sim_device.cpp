@@ -287,6 +287,34 @@ TEST(SimDevice, APrefetchEndsWithItsCopiesAndHoldsNoKernel) {
   EXPECT_LT(work_s, 0.5e-3) << "the kernel waited for the prefetch's copies";
 }
 
+// A side task's input copies land before it goes down the in-order side
+// queue: a side task after it whose input is at hand does not wait for them
+// (a ring's adds of one bucket waited behind another bucket's copies).
+TEST(SimDevice, ASideTaskJoinsItsQueueOnceItsCopiesHaveLanded) {
+  Options o;
+  o.devices = "sim:nvswitch8";
+  o.perf_model_file = "";
+  o.sim_execute = false;
+  Runtime rt(o);
+  auto far = rt.buffer<char>(450'000'000);  // made on device 1: 1 ms over NVSwitch to device 0
+  auto near = rt.buffer<char>(1000);        // made on device 0
+  Kernel make("make");
+  make.cpu([](Span, const KernelArgs&) {}).cost([](Span) { return 0.0; });
+  rt.wait(rt.submit(Range{1}, make, out(far, whole), on(1)));
+  rt.wait(rt.submit(Range{1}, make, out(near, whole), on(0)));
+  Kernel read("side_read");
+  read.cpu([](Span, const KernelArgs&) {}).cost([](Span) { return 0.0; }).side_queue();
+  const double start = rt.clock().now();
+  Task first = rt.submit(Range{1}, read, in(far, whole), on(0));
+  Task second = rt.submit(Range{1}, read, in(near, whole), on(0));
+  rt.wait(second);
+  const double second_s = rt.clock().now() - start;
+  rt.wait(first);
+  const double first_s = rt.clock().now() - start;
+  EXPECT_GT(first_s, 0.9e-3) << "the far input's copy took no time";
+  EXPECT_LT(second_s, 0.2 * first_s) << "the second side task waited for the first one's copy";
+}
+
 // What each copy moves is counted on the kind of link it crossed: host
 // copies on the device's host link, peer copies on the path between them.
 TEST(SimDevice, CopiesCountTheirBytesOnTheLinksTheyCross) {

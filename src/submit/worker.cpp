@@ -433,7 +433,41 @@ const EventPtr* Worker::holding(const TaskRecord* t, Lane& lane) {
     if (lane.id == LaneId::side && !own_side && !done_now(w.event)) return &w.event;
     if (t->kernel->kernel.is_prefetch() && !done_now(w.event)) return &w.event;
   }
+  for (const auto& [task, copies] : landing_)
+    if (task == t)
+      for (const EventPtr& e : copies)
+        if (!done_now(e)) return &e;
   return nullptr;
+}
+
+// A ring's add on the side queue reads its neighbour's piece: copied in as
+// the add went down the queue, the add waited there for it, and so did every
+// later add, of other buckets too, whose pieces had landed (64 simulated GPUs
+// in 8 nodes: the last bucket's sums waited behind the large layer's). Its
+// copies are issued here instead, and it goes once they land.
+bool Worker::inputs_landing(TaskRecord* t) {
+  auto it =
+      std::find_if(landing_.begin(), landing_.end(), [&](const auto& l) { return l.first == t; });
+  if (it != landing_.end()) {
+    if (std::any_of(it->second.begin(), it->second.end(),
+                    [](const EventPtr& e) { return !done_now(e); }))
+      return true;
+    landing_.erase(it);
+    return false;
+  }
+  try {
+    const std::uint64_t unused = t->kernel->kernel.unused_args(device_.info().code_backend());
+    prepare(device_, index_, engine_.devices(), t->args,
+            Span{t->range.first, t->range.first + t->range.n}, unused, landing_scratch_);
+  } catch (...) {
+    return false;  // enqueue meets the error again, and handles it
+  }
+  std::vector<EventPtr> copies;
+  for (const EventPtr& e : landing_scratch_.waits)
+    if (!done_now(e)) copies.push_back(e);
+  if (copies.empty()) return false;
+  landing_.emplace_back(t, std::move(copies));
+  return true;
 }
 
 EventPtr Worker::enqueue(TaskRecord* t, Lane& lane, Span span, std::uint64_t step, bool whole,
@@ -517,7 +551,8 @@ void Worker::issue_task(TaskRecord* t, int victim) {
     return;
   }
   Lane& lane = lane_of(t);
-  if (t->tracked && holding(t, lane)) {
+  if ((t->tracked && holding(t, lane)) ||
+      (lane.id == LaneId::side && !t->args.empty() && inputs_landing(t))) {
     defer(t);
     return;
   }
@@ -834,6 +869,7 @@ void Worker::device_lost(const std::string& cause) {
   inbox_.take_all(requeue);
   for (TaskRecord* t : deferred_) requeue.push_back(t);
   deferred_.clear();
+  landing_.clear();
   take_announcements();
   for (auto& p : parts_) {
     settle(*p);

@@ -201,6 +201,9 @@ class Worker {
   // that a side task would wait for on the device, or any not yet done that a
   // prefetch follows (Kernel::prefetch).
   const EventPtr* holding(const TaskRecord* t, Lane& lane);
+  // True while a side task's input copies are landing: issued before it goes
+  // down the in-order side queue, so that it does not wait for them there.
+  bool inputs_landing(TaskRecord* t);
   void defer(TaskRecord* t) { deferred_.push_back(t); }
   bool retry_deferred();
 
@@ -255,7 +258,10 @@ class Worker {
   int open_uses_ = 0;
   std::size_t chunks_in_flight_ = 0;
   std::vector<TaskRecord*> deferred_;  // wait for events this device cannot wait for itself
-  int sticky_ = -1;                    // the victim that last had work
+  // Deferred side tasks' input copies not yet landed (inputs_landing).
+  std::vector<std::pair<const TaskRecord*, std::vector<EventPtr>>> landing_;
+  Prepared landing_scratch_;
+  int sticky_ = -1;  // the victim that last had work
   std::uint64_t rng_;
 
   // Timing of back-to-back work: its cost is the time since the previous
