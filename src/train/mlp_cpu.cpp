@@ -48,24 +48,29 @@ Saved carve(const MlpLayout& layout, int rows, std::vector<float>& workspace) {
 }
 
 // z = x W^T + b, a = gelu(z) for hidden layers (a = z for the output layer).
+// Layer i of forward: its pre-activation and output from the layer below's
+// output (x for the first).
+void forward_layer(const MlpLayout& layout, std::size_t i, const float* params, const float* x,
+                   int rows, const Saved& s) {
+  const auto& layers = layout.layers();
+  const Layer& l = layers[i];
+  const float* in = i == 0 ? x : s.a[i - 1];
+  float* z = s.z[i];
+  const float* bias = params + l.bias;
+  for (int r = 0; r < rows; ++r)
+    for (int o = 0; o < l.out; ++o) z[std::size_t(r) * l.out + o] = bias[o];
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, l.out, l.in, 1.0f, in, l.in,
+              params + l.weight, l.in, 1.0f, z, l.out);
+  float* a = s.a[i];
+  const std::size_t n = std::size_t(rows) * std::size_t(l.out);
+  const bool hidden = i + 1 < layers.size();
+  for (std::size_t k = 0; k < n; ++k) a[k] = hidden ? gelu(z[k]) : z[k];
+}
+
 void forward(const MlpLayout& layout, const float* params, const float* x, int rows,
              const Saved& s) {
-  const auto& layers = layout.layers();
-  const float* in = x;
-  for (std::size_t i = 0; i < layers.size(); ++i) {
-    const Layer& l = layers[i];
-    float* z = s.z[i];
-    const float* bias = params + l.bias;
-    for (int r = 0; r < rows; ++r)
-      for (int o = 0; o < l.out; ++o) z[std::size_t(r) * l.out + o] = bias[o];
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, l.out, l.in, 1.0f, in, l.in,
-                params + l.weight, l.in, 1.0f, z, l.out);
-    float* a = s.a[i];
-    const std::size_t n = std::size_t(rows) * std::size_t(l.out);
-    const bool hidden = i + 1 < layers.size();
-    for (std::size_t k = 0; k < n; ++k) a[k] = hidden ? gelu(z[k]) : z[k];
-    in = a;
-  }
+  for (std::size_t i = 0; i < layout.layers().size(); ++i)
+    forward_layer(layout, i, params, x, rows, s);
 }
 
 // Rows [first, end) of layer i's weight gradient (its outputs'), and the bias
@@ -147,6 +152,11 @@ double loss_and_grad_cpu(const MlpLayout& layout, const float* params, const flo
 void forward_saved_cpu(const MlpLayout& layout, const float* params, const float* x, int rows,
                        float* saved) {
   forward(layout, params, x, rows, carve(layout, rows, saved));
+}
+
+void forward_layer_cpu(const MlpLayout& layout, std::size_t layer, const float* params,
+                       const float* x, int rows, float* saved) {
+  forward_layer(layout, layer, params, x, rows, carve(layout, rows, saved));
 }
 
 double backward_layer_cpu(const MlpLayout& layout, std::size_t layer, const float* params,

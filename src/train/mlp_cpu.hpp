@@ -28,6 +28,10 @@ double loss_and_grad_cpu(const MlpLayout& layout, const float* params, const flo
 // last layer's call returns the loss, the others 0.
 void forward_saved_cpu(const MlpLayout& layout, const float* params, const float* x, int rows,
                        float* saved);
+// forward_saved_cpu a layer at a time, from layer 0 up: each layer needs only
+// its own weights (and the output the layer below left in `saved`).
+void forward_layer_cpu(const MlpLayout& layout, std::size_t layer, const float* params,
+                       const float* x, int rows, float* saved);
 double backward_layer_cpu(const MlpLayout& layout, std::size_t layer, const float* params,
                           const float* x, const float* y, int rows, float* saved, const float* add,
                           float* grad);

@@ -105,19 +105,29 @@ Kernel grad_kernel(const MlpLayout& layout, int micro_batch) {
   return k;
 }
 
-Kernel forward_kernel(const MlpLayout& layout, int micro_batch) {
-  Kernel k("train.forward");
-  k.cpu([layout](Span s, const KernelArgs& a) {
+Kernel forward_kernel(const MlpLayout& layout, std::size_t layer, int micro_batch) {
+  Kernel k("train.forward." + std::to_string(layer));
+  k.cpu([layout, layer](Span s, const KernelArgs& a) {
     const LayerArgs l = a.value<LayerArgs>(4);
     const float* x = a.ptr<float>(2) + s.begin * l.rows * std::uint64_t(layout.shape().inputs);
-    forward_saved_cpu(layout, a.ptr<float>(0), x, int(l.rows), a.ptr<float>(3));
+    forward_layer_cpu(layout, layer, a.ptr<float>(0), x, int(l.rows), a.ptr<float>(3));
   });
-  // A third of forward and backward's.
-  const double per_micro_batch = flops_per_sample(layout) / 3 * micro_batch;
+  // The layer's share of a third of forward and backward's, by its weights.
+  const auto& layers = layout.layers();
+  const Layer& at = layers[layer];
+  double weights = 0;
+  for (const Layer& l : layers) weights += double(l.in) * double(l.out);
+  const double per_micro_batch =
+      flops_per_sample(layout) / 3 * micro_batch * double(at.in) * double(at.out) / weights;
   k.cost([per_micro_batch](Span s) { return per_micro_batch * double(s.size()); });
-  // The bf16 weights read once.
-  const double weight_bytes = 2.0 * double(layout.params());
-  const double per_micro_batch_bytes = row_traffic(layout) * micro_batch / 2;
+  // Its bf16 weights read once; per row, its outputs (row_traffic's share),
+  // the inputs read by the first layer, the targets by the last.
+  const MlpShape& shape = layout.shape();
+  const double weight_bytes = 2.0 * double(at.end() - at.weight);
+  double row_bytes = 8.0 * at.out;
+  if (layer == 0) row_bytes += 4.0 * shape.inputs;
+  if (layer + 1 == layers.size()) row_bytes += 4.0 * shape.outputs;
+  const double per_micro_batch_bytes = row_bytes * micro_batch / 2;
   k.traffic([=](Span s) { return weight_bytes + per_micro_batch_bytes * double(s.size()); });
   weights_read(k);
   return k;
@@ -295,11 +305,12 @@ StepKernels make_step_kernels(const MlpLayout& layout, int micro_batch, std::uin
                 publish_kernel(),
                 adamw_slots_kernel(),
                 collective::touch_kernel(),
-                forward_kernel(layout, micro_batch),
+                {},
                 {},
                 {},
                 {}};
   for (std::size_t i = 0; i < layout.layers().size(); ++i) {
+    k.forward.push_back(forward_kernel(layout, i, micro_batch));
     k.parts.push_back(backward_parts(layout, i, part_bytes));
     std::vector<Kernel> parts;
     for (OutRows part : k.parts.back())

@@ -18,8 +18,8 @@
 //            slot that holds a share's reduced sum).
 //   With the reduction overlapped, each device runs its last micro-batch of
 //   a step a layer at a time instead, writing its slot itself:
-//   forward: one item, a micro-batch; keeps what backward needs in a
-//            per-device buffer.
+//   forward[i]: one item, a micro-batch; layer i of its forward, keeping
+//            what backward needs in a per-device buffer.
 //   backward[i][p]: part p of layer i's gradient of that micro-batch plus
 //            the accumulator's (backward_parts: rows of its weights), into
 //            the slot over those parameters, the last part first (as the
@@ -65,9 +65,12 @@ struct StepKernels {
   // in(x, whole), in(y, whole), and nothing to do: run on a device, it brings
   // the next batch into that device's memory while the current step computes.
   Kernel stage;
-  // in(params, whole), in(bf16 weights, whole), in(x, Part{mb * inputs}),
-  // local(saved: layout.workspace(mb) floats), LayerArgs.
-  Kernel forward;
+  // Per layer, from the first: in(params, the layer's elements), in(bf16
+  // weights, the layer's elements), in(x, Part{mb * inputs}), local(saved:
+  // layout.workspace(mb) floats), LayerArgs. A layer waits for its own
+  // weights only: the next step's first layers run while the last ones'
+  // updated weights are still on their way.
+  std::vector<Kernel> forward;
   // Per layer, per part: in(params, whole), in(bf16 weights, whole), in(x,
   // Part), in(y, Part), local(saved), local(accumulator), out(slot, the
   // part's elements), LayerArgs; the last layer's last part also

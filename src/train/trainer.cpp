@@ -276,7 +276,7 @@ bool Trainer::layered(int step) {
   if (shared_ || shares_ || !config_.overlap) return false;
   const auto& devs = rt_.devices();
   const bool code = std::all_of(devices_.begin(), devices_.end(), [&](int d) {
-    return kernels_.forward.runs_on(devs[std::size_t(d)]->info().backend);
+    return kernels_.forward.front().runs_on(devs[std::size_t(d)]->info().backend);
   });
   return code && share(step).micro_batches >= int(devices_.size());
 }
@@ -290,13 +290,16 @@ void Trainer::submit_layers(const Batch& b, const Weights& w, std::uint64_t firs
   auto args = [&](std::size_t p) {
     return LayerArgs{std::uint32_t(mb), tag_, std::uint32_t(p), 0};
   };
-  for (std::size_t p = 0; p < ranks.size(); ++p)
-    published_.push_back(rt_.submit(Range{1, 0, first + p}, kernels_.forward, in(w.fp32, whole),
-                                    in(w.bf16, whole), in(b.x, xs), local(saved_), args(p),
-                                    on(ranks[p])));
+  const auto& layers = layout_.layers();
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const auto weights = elements(layers[i].weight, layers[i].end());
+    for (std::size_t p = 0; p < ranks.size(); ++p)
+      published_.push_back(rt_.submit(Range{1, 0, first + p}, kernels_.forward[i],
+                                      in(w.fp32, weights), in(w.bf16, weights), in(b.x, xs),
+                                      local(saved_), args(p), on(ranks[p])));
+  }
   // Layer by layer over the ranks: a layer's gradient is whole (and its
   // buckets' reduction may start) once every rank has made it.
-  const auto& layers = layout_.layers();
   for (std::size_t i = layers.size(); i-- > 0;) {
     const std::vector<OutRows>& parts = kernels_.parts[i];
     // The last rows first: the buckets are cut from the end.

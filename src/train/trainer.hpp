@@ -260,7 +260,7 @@ class Trainer {
   Buffer<float> summed_;
   std::unique_ptr<collective::DeviceSumAcrossProcesses> across_;
   int step_ = 0;
-  bool shared_ = false;    // every device taking part sits in one memory
+  bool shared_ = false;  // every device taking part sits in one memory
   // Every device keeps time only (a sim device standing for another
   // backend): none reads a batch, and none is made.
   bool time_only_ = false;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <numeric>
 
 #include "baton/error.hpp"
@@ -115,6 +116,29 @@ TEST(MlpCpu, LayerByLayerIsTheWholeBackward) {
     backward_layer_cpu(m, i, p.data(), d.x.data(), d.y.data(), rows, saved.data(), nullptr,
                        fresh.data());
   for (std::size_t i = 0; i < m.params(); ++i) ASSERT_EQ(fresh[i], alone[i]) << "parameter " << i;
+}
+
+// Forward a layer at a time is forward whole, each layer reading only its
+// own weights (the others here are NaN): a layer may start before the later
+// layers' weights are there.
+TEST(MlpCpu, ForwardALayerAtATimeReadsOnlyThatLayersWeights) {
+  const MlpShape shape{12, 24, 3, 5};
+  MlpLayout m(shape);
+  std::vector<float> p(m.params());
+  init_params(m, 8, p);
+  Teacher teacher(shape, 9);
+  const int rows = 7;
+  Data d(teacher, shape, 1, rows);
+  std::vector<float> whole(m.workspace(rows), 0.0f), layered(m.workspace(rows), 0.0f);
+  forward_saved_cpu(m, p.data(), d.x.data(), rows, whole.data());
+  for (std::size_t i = 0; i < m.layers().size(); ++i) {
+    const Layer& l = m.layers()[i];
+    std::vector<float> only(m.params(), std::numeric_limits<float>::quiet_NaN());
+    std::copy(p.begin() + std::ptrdiff_t(l.weight), p.begin() + std::ptrdiff_t(l.end()),
+              only.begin() + std::ptrdiff_t(l.weight));
+    forward_layer_cpu(m, i, only.data(), d.x.data(), rows, layered.data());
+  }
+  for (std::size_t i = 0; i < whole.size(); ++i) ASSERT_EQ(layered[i], whole[i]) << i;
 }
 
 // A layer larger than a bucket is computed in parts of its weights' rows

@@ -17,22 +17,27 @@ struct Window {
 // What one device did inside a run's windows.
 struct Use {
   double busy = 0;           // seconds, overlaps once
-  double longest = 0;        // its longest span, clipped
+  double longest = 0;        // its longest chunk, clipped (see use_in)
   double last_end = 0;       // its last span's end
   double interior_idle = 0;  // idle between its first and last span
   int spans = 0, stolen = 0;
 };
 
+// A chunk is one span, or spans in a row on the track over the same item:
+// a micro-batch run a layer at a time is as coarse a unit as one run whole.
 Use use_in(const Track& tr, const std::vector<Window>& windows) {
   Use u;
   for (const Window& w : windows) {
-    double reached = w.begin, first = -1, last = -1;
+    double reached = w.begin, first = -1, last = -1, chunk_begin = 0;
+    const Span* before = nullptr;
     for (const Span& s : tr.spans) {
       const double b = std::max(s.begin_s, w.begin), e = std::min(s.end_s, w.end);
       if (e <= b) continue;
       ++u.spans;
       u.stolen += s.stolen;
-      u.longest = std::max(u.longest, e - b);
+      if (!before || before->first != s.first || before->items != s.items) chunk_begin = b;
+      before = &s;
+      u.longest = std::max(u.longest, e - chunk_begin);
       if (first < 0) first = b;
       const double from = std::max(b, reached);
       if (e > from) u.busy += e - from;

@@ -59,6 +59,7 @@ TraceEvents read_trace_events(const std::string& path) {
         s.end_s = s.begin_s + e.at("dur").get<double>() * 1e-6;
         const auto args = e.value("args", nlohmann::json::object());
         s.items = args.value("items", std::uint64_t(0));
+        s.first = args.value("first", std::uint64_t(0));
         s.stolen = args.contains("stolen_from");
         t.begin_s = any ? std::min(t.begin_s, s.begin_s) : s.begin_s;
         t.end_s = any ? std::max(t.end_s, s.end_s) : s.end_s;

@@ -15,6 +15,7 @@ struct Span {
   std::string name;
   double begin_s = 0, end_s = 0;
   std::uint64_t items = 0;
+  std::uint64_t first = 0;  // its first item
   bool stolen = false;
 };
 
