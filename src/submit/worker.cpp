@@ -871,10 +871,10 @@ void Worker::device_lost(const std::string& cause) {
   deferred_.clear();
   landing_.clear();
   take_announcements();
+  // The run's figures say so through alive() (Engine::spread_stats): written
+  // here, they raced with the host reading a run the others had finished.
   for (auto& p : parts_) {
     settle(*p);
-    p->run->stats[index_].failed = true;
-    p->run->stats[index_].failure = cause;
     p->run->source->retire(index_);
   }
   std::vector<TaskRecord*> left;
