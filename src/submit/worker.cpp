@@ -434,9 +434,13 @@ const EventPtr* Worker::holding(const TaskRecord* t, Lane& lane) {
     if (t->kernel->kernel.is_prefetch() && !done_now(w.event)) return &w.event;
   }
   for (const auto& [task, copies] : landing_)
-    if (task == t)
-      for (const EventPtr& e : copies)
-        if (!done_now(e)) return &e;
+    if (task == t) return first_not_done(copies);
+  return nullptr;
+}
+
+const EventPtr* Worker::first_not_done(const std::vector<EventPtr>& events) {
+  for (const EventPtr& e : events)
+    if (!done_now(e)) return &e;
   return nullptr;
 }
 
@@ -449,9 +453,7 @@ bool Worker::inputs_landing(TaskRecord* t) {
   auto it =
       std::find_if(landing_.begin(), landing_.end(), [&](const auto& l) { return l.first == t; });
   if (it != landing_.end()) {
-    if (std::any_of(it->second.begin(), it->second.end(),
-                    [](const EventPtr& e) { return !done_now(e); }))
-      return true;
+    if (first_not_done(it->second)) return true;
     landing_.erase(it);
     return false;
   }

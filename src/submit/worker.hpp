@@ -204,6 +204,7 @@ class Worker {
   // True while a side task's input copies are landing: issued before it goes
   // down the in-order side queue, so that it does not wait for them there.
   bool inputs_landing(TaskRecord* t);
+  static const EventPtr* first_not_done(const std::vector<EventPtr>& events);
   void defer(TaskRecord* t) { deferred_.push_back(t); }
   bool retry_deferred();
 

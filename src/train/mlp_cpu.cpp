@@ -47,9 +47,8 @@ Saved carve(const MlpLayout& layout, int rows, std::vector<float>& workspace) {
   return carve(layout, rows, workspace.data());
 }
 
-// z = x W^T + b, a = gelu(z) for hidden layers (a = z for the output layer).
-// Layer i of forward: its pre-activation and output from the layer below's
-// output (x for the first).
+// Layer i of forward, from the layer below's output (x for the first):
+// z = in W^T + b, a = gelu(z) for hidden layers (a = z for the output layer).
 void forward_layer(const MlpLayout& layout, std::size_t i, const float* params, const float* x,
                    int rows, const Saved& s) {
   const auto& layers = layout.layers();

@@ -112,13 +112,10 @@ Kernel forward_kernel(const MlpLayout& layout, std::size_t layer, int micro_batc
     const float* x = a.ptr<float>(2) + s.begin * l.rows * std::uint64_t(layout.shape().inputs);
     forward_layer_cpu(layout, layer, a.ptr<float>(0), x, int(l.rows), a.ptr<float>(3));
   });
-  // The layer's share of a third of forward and backward's, by its weights.
+  // Its multiply-adds, 2 FLOP each (flops_per_sample's forward share).
   const auto& layers = layout.layers();
   const Layer& at = layers[layer];
-  double weights = 0;
-  for (const Layer& l : layers) weights += double(l.in) * double(l.out);
-  const double per_micro_batch =
-      flops_per_sample(layout) / 3 * micro_batch * double(at.in) * double(at.out) / weights;
+  const double per_micro_batch = 2.0 * double(at.in) * double(at.out) * micro_batch;
   k.cost([per_micro_batch](Span s) { return per_micro_batch * double(s.size()); });
   // Its bf16 weights read once; per row, its outputs (row_traffic's share),
   // the inputs read by the first layer, the targets by the last.
