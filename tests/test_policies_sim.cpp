@@ -369,3 +369,32 @@ TEST(PoliciesSim, WsLeavesALateStartersShareAlone) {
   ASSERT_TRUE(stolen) << "once the owner runs, an idle device steals";
   EXPECT_EQ(stolen->victim, 0);
 }
+
+// A simulated run follows from the work and the policies alone: the same run
+// on a fresh runtime steals the same spans and ends at the same instant,
+// however the host schedules the workers' threads (before the clock's turns,
+// the thief that reached a victim first, and so every figure, varied from
+// run to run).
+TEST(PoliciesSim, ARunIsTheSameEveryTime) {
+  auto once = [] {
+    auto rt = sim_rt("sim:8,8,4,4,2,2,1,1");
+    Kernel k = fma_cost();
+    const std::uint64_t n = 2'000'000;
+    rt.calibrate(Range{n, 0}, k);
+    sim::change_speed(*rt.devices()[0], rt.clock().now() + 0.002, 1.0);  // mid-run
+    return rt.parallel_for(Range{n, 0}, k, Policy::ws());
+  };
+  const RunStats first = once();
+  std::uint64_t steals = 0;
+  for (const auto& d : first.devices) steals += d.steals;
+  ASSERT_GT(steals, 0u) << "a run with no steals shows nothing of the order";
+  for (int run = 1; run < 4; ++run) {
+    const RunStats again = once();
+    EXPECT_EQ(again.makespan_s, first.makespan_s) << "run " << run;
+    for (std::size_t d = 0; d < first.devices.size(); ++d) {
+      EXPECT_EQ(again.devices[d].items, first.devices[d].items) << "run " << run << " device " << d;
+      EXPECT_EQ(again.devices[d].steals, first.devices[d].steals)
+          << "run " << run << " device " << d;
+    }
+  }
+}

@@ -5,8 +5,11 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <future>
+#include <mutex>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "baton/devices.hpp"
 #include "baton/error.hpp"
@@ -98,8 +101,6 @@ TEST(SimDevice, FailsAtTheGivenTime) {
   }
 }
 
-// Virtual time moves only once every attached worker is blocked and a host
-// thread waits, and then to the earliest time waited for.
 // Twins run any work alike, so a benchmark runs one of them alone for both.
 TEST(SimDevice, TwinsHaveOneSpeedMemoryAndHostLinkAndNoChanges) {
   auto set = open_devices("sim:2,2,1");
@@ -112,73 +113,107 @@ TEST(SimDevice, TwinsHaveOneSpeedMemoryAndHostLinkAndNoChanges) {
   EXPECT_FALSE(cpu.devices[0]->twin_of(sim_dev(set, 0)));
 }
 
-TEST(SimClock, MovesOnlyWhenEveryWorkerIsBlocked) {
+// One thread runs at a time: the host until it waits, then the workers in
+// the order they were started, whatever order the system starts their
+// threads in; time moves once nobody can run, to the earliest time waited
+// for, and the workers due then go in seat order again.
+TEST(SimClock, ThreadsTakeTurnsInOneOrderAndTimeMovesWhenNoneCanRun) {
   auto clock = std::make_shared<detail::SimClock>();
-  std::atomic<bool> attached{false}, go{false};
-  double seen_before = -1, seen_after = -1;
-  clock->worker_starting();
-  std::thread worker([&] {
-    clock->attach_worker();
-    attached = true;
-    while (!go) std::this_thread::yield();
-    seen_before = clock->now();  // the host waits for t=5, but this worker runs
-    clock->wait_until(3.0);
-    seen_after = clock->now();
-    clock->detach_worker();
-  });
-  while (!attached) std::this_thread::yield();
-  std::thread host([&] { clock->wait_until(5.0); });
+  constexpr int kWorkers = 3;
+  std::vector<std::unique_ptr<Parker>> parkers;
+  std::vector<std::thread> workers;
+  std::mutex mu;
+  std::vector<std::pair<int, double>> log;  // who ran, at what time
+  for (int i = 0; i < kWorkers; ++i) {
+    parkers.push_back(clock->make_parker(true));
+    clock->worker_starting(*parkers.back());
+  }
+  for (int i = kWorkers - 1; i >= 0; --i)  // the last to take a turn starts first
+    workers.emplace_back([&, i] {
+      clock->attach_worker(*parkers[std::size_t(i)]);
+      for (int round = 0; round < 2; ++round) {
+        {
+          std::lock_guard lock(mu);
+          log.push_back({i, clock->now()});
+        }
+        clock->wait_until(1.0);  // all due at once
+      }
+      clock->detach_worker();
+    });
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  EXPECT_DOUBLE_EQ(clock->now(), 0.0);  // the worker is running: time stands still
-  go = true;
-  host.join();
-  worker.join();
-  EXPECT_DOUBLE_EQ(seen_before, 0.0);
-  EXPECT_DOUBLE_EQ(seen_after, 3.0);
+  {
+    std::lock_guard lock(mu);
+    EXPECT_TRUE(log.empty()) << "a worker ran while the host held the turn";
+  }
+  clock->wait_until(5.0);
   EXPECT_DOUBLE_EQ(clock->now(), 5.0);
+  clock->host_leaving();
+  for (auto& w : workers) w.join();
+  const std::vector<std::pair<int, double>> want{{0, 0.0}, {1, 0.0}, {2, 0.0},
+                                                 {0, 1.0}, {1, 1.0}, {2, 1.0}};
+  EXPECT_EQ(log, want);
 }
 
-// A worker counts as running from before its thread starts: a host thread
-// that waits meanwhile does not move time past the work the worker is about
-// to take (a step's first chunk once started 2 ms late, 1 run in 30 under load).
+// A worker is in turn from before its thread starts: time does not move past
+// the work it is about to take while its thread is slow to be scheduled (a
+// step's first chunk once started 2 ms late, 1 run in 30 under load).
 TEST(SimClock, AWorkerStillStartingHoldsTime) {
   auto clock = std::make_shared<detail::SimClock>();
+  auto parker = clock->make_parker(true);
   std::atomic<bool> go{false};
-  clock->worker_starting();
+  double seen = -1;
+  clock->worker_starting(*parker);
   std::thread worker([&] {
     while (!go) std::this_thread::yield();  // a thread slow to be scheduled
-    clock->attach_worker();
+    clock->attach_worker(*parker);
     clock->wait_until(1.0);
+    seen = clock->now();
     clock->detach_worker();
   });
-  std::thread host([&] { clock->wait_until(5.0); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  EXPECT_DOUBLE_EQ(clock->now(), 0.0);
-  go = true;
-  host.join();
+  std::thread later([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    go = true;
+  });
+  clock->wait_until(5.0);
+  later.join();
   worker.join();
+  EXPECT_DOUBLE_EQ(seen, 1.0) << "time moved past the worker before it started";
   EXPECT_DOUBLE_EQ(clock->now(), 5.0);
 }
 
+// A parked worker lets time move; once unparked it runs when the host's turn
+// ends (the host waits again, or leaves).
 TEST(SimClock, AParkedWorkerCountsAsBlockedAndAnUnparkWakesIt) {
   auto clock = std::make_shared<detail::SimClock>();
   auto parker = clock->make_parker(true);
-  std::atomic<bool> attached{false}, woke{false};
-  clock->worker_starting();
+  std::atomic<bool> woke{false};
+  clock->worker_starting(*parker);
   std::thread worker([&] {
-    clock->attach_worker();
-    attached = true;
+    clock->attach_worker(*parker);
     parker->park();
     woke = true;
     clock->detach_worker();
   });
-  while (!attached) std::this_thread::yield();
   clock->wait_until(2.0);  // the worker parks: time may move
   EXPECT_DOUBLE_EQ(clock->now(), 2.0);
   EXPECT_FALSE(woke);
   parker->unpark();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(woke) << "the woken worker ran in the host's turn";
+  clock->host_leaving();
   worker.join();
   EXPECT_TRUE(woke);
+}
+
+// A host thread that ends in its turn gives it up: another host's wait moves
+// time.
+TEST(SimClock, AHostThreadThatEndsGivesUpItsTurn) {
+  auto clock = std::make_shared<detail::SimClock>();
+  std::thread([&] { clock->wait_until(1.0); }).join();  // ends holding the turn
+  auto other = std::async(std::launch::async, [&] { clock->wait_until(2.0); });
+  ASSERT_EQ(other.wait_for(std::chrono::seconds(10)), std::future_status::ready)
+      << "the turn stayed with a thread that had ended";
+  EXPECT_DOUBLE_EQ(clock->now(), 2.0);
 }
 
 TEST(SimDevice, TopologyFileDescribesDevicesLinksAndEvents) {

@@ -104,12 +104,16 @@ class Clock {
   // that waits for tasks to finish.
   virtual std::unique_ptr<Parker> make_parker(bool worker) = 0;
   // Called before a device's worker thread is started, on the thread that
-  // starts it: from then on it counts as running (virtual time must not pass
-  // the work it is about to take up while it is still starting).
-  virtual void worker_starting() {}
+  // starts it, with the worker's parker: from then on it counts as running
+  // (virtual time must not pass the work it is about to take up while it is
+  // still starting).
+  virtual void worker_starting(Parker& worker) { (void)worker; }
   // Called on a device's worker thread when it starts and before it ends.
-  virtual void attach_worker() {}
+  virtual void attach_worker(Parker& worker) { (void)worker; }
   virtual void detach_worker() {}
+  // Called on a host thread that is done with the devices, before it joins
+  // their workers (a virtual clock's host threads take turns with them).
+  virtual void host_leaving() {}
 };
 // The host's steady clock, with futex-based parkers.
 Clock& host_clock();

@@ -77,6 +77,7 @@ Engine::~Engine() {
     wait_until([&] { return completed_.load() >= submitted_.load(); }, nullptr);
   } catch (...) {  // nothing to report to anyone any more
   }
+  clock_.host_leaving();
   for (auto& w : workers_) w->stop();
   std::lock_guard lock(failed_mu_);
   failed_.clear();

@@ -44,7 +44,7 @@ Worker::~Worker() {
 }
 
 void Worker::start() {
-  clock_.worker_starting();
+  clock_.worker_starting(*parker_);
   thread_ = std::thread([this] { run(); });
 }
 
@@ -67,7 +67,7 @@ void Worker::bind() {
 }
 
 void Worker::run() {
-  clock_.attach_worker();
+  clock_.attach_worker(*parker_);
   try {
     bind();
   } catch (const Error& e) {
