@@ -98,3 +98,22 @@ TEST(OutOfMemory, BuffersLargerThanEveryDeviceAreAnErrorBeforeAnyWork) {
   EXPECT_EQ(hy[0], 5.0f);
   EXPECT_EQ(hy[n - 1], 5.0f);
 }
+
+// Buffers let go free their device memory once their work is over, whatever
+// waited for it (a run's own wait, not wait_all): a sweep of cases, each
+// with buffers as large as the devices hold, runs every case on every device.
+// Finished tasks' records kept their buffers until they were taken again, and
+// an H100 sweep ran out of memory at its tenth case.
+TEST(OutOfMemory, BuffersLetGoFreeTheirDeviceMemory) {
+  SimPair pair(10, 10);
+  Runtime& rt = pair.rt;
+  const std::size_t n = std::size_t(1) << 20;  // 4 MiB a buffer, 8 MiB on each device
+  for (int round = 0; round < 6; ++round) {
+    auto x = rt.buffer<float>(n), y = rt.buffer<float>(n);
+    for (std::size_t i = 0; i < n; ++i) x.host()[i] = 1.0f, y.host()[i] = 0.0f;
+    rt.calibrate({n, 4096}, workloads::saxpy_kernel(), 2.0f, in(x), inout(y));
+    RunStats s = rt.parallel_for({n, 4096}, workloads::saxpy_kernel(), 2.0f, in(x), inout(y));
+    for (const auto& d : s.devices)
+      EXPECT_TRUE(d.out_of_memory.empty()) << "round " << round << ": " << d.out_of_memory;
+  }
+}

@@ -601,12 +601,26 @@ void Engine::wait(Task task) {
   {
     std::lock_guard lock(failed_mu_);
     auto it = std::find(failed_.begin(), failed_.end(), t);
-    if (it == failed_.end() || t->generation.load() != task.generation) return;
+    if (it == failed_.end() || t->generation.load() != task.generation) {
+      let_go_when_idle();
+      return;
+    }
     error = t->error;
     failed_.erase(it);
   }
   drop_ref(t, nullptr);
   std::rethrow_exception(error);
+}
+
+// Finished tasks' records keep their buffers until they are taken again
+// (TaskPool::give). With no work left they let go now, so that buffers the
+// caller dropped free their memory: an H100 sweep of cases, each run waited
+// for on its own, once ran out of device memory at its tenth case.
+void Engine::let_go_when_idle() {
+  if (completed_.load(std::memory_order_seq_cst) < submitted_.load(std::memory_order_seq_cst))
+    return;
+  std::lock_guard lock(submit_mu_);
+  pool_.scrub_returned();
 }
 
 RunStats Engine::stats_since(std::vector<DeviceStats>& last) {

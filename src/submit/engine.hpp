@@ -159,6 +159,7 @@ class Engine final : public HostAccessGuard {
   void requeue(std::vector<TaskRecord*>& tasks);
 
  private:
+  void let_go_when_idle();
   struct PolicySlot {
     std::string name;
     const PolicyEntry* entry = nullptr;

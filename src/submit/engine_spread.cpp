@@ -213,6 +213,7 @@ RunStats Engine::spread_stats(Task task) {
 void Engine::release(Task task) {
   TaskRecord* t = pool_.at(task.index);
   if (t && t->generation.load() == task.generation) drop_ref(t, nullptr);
+  let_go_when_idle();
 }
 
 }  // namespace baton::detail
