@@ -142,6 +142,24 @@ TEST(PoliciesSim, WsTopoPrefersTheNvlinkNeighbour) {
   EXPECT_EQ(stolen->victim, 1);
 }
 
+// In the middle of a run, ws-topo takes half of a victim's queue where moving
+// it ends before the victim would have run its queue (it runs that half
+// last), not only where the move is shorter than the half's own run there.
+TEST(PoliciesSim, WsTopoStealsWhereTheMoveEndsBeforeTheVictimsQueue) {
+  // The victim runs 1e5 items/s and queues 98 000 after its first chunk;
+  // half of them, 49 MB, take 0.7 s over this link: 0.49 s of the victim's
+  // time for the half, 0.98 s for its queue.
+  Thief t("ws-topo", {PathCost{0.07, 0, LinkKind::pcie, 2}}, 1000);
+  ASSERT_TRUE(t.source->next(0));
+  auto stolen = t.source->next(1);
+  ASSERT_TRUE(stolen);
+  EXPECT_EQ(stolen->victim, 0);
+  // 1.6 s over a slower link: longer than the victim's whole queue.
+  Thief far("ws-topo", {PathCost{0.03, 0, LinkKind::pcie, 2}}, 1000);
+  ASSERT_TRUE(far.source->next(0));
+  EXPECT_FALSE(far.source->next(1));
+}
+
 TEST(PoliciesSim, AFailedDeviceWorkIsRunElsewhere) {
   for (const char* p : {"static", "ws"}) {
     auto rt = sim_rt("sim:4,4,4");
