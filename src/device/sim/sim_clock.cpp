@@ -71,7 +71,11 @@ SimClock::Seat& SimClock::host_seat() {
   if (!seat) {
     seat = std::make_unique<Seat>();
     seat->order = seats_made_++;
-    host_thread_end.clocks.push_back(weak_from_this());
+    // Listed once, however often the thread leaves and comes back; clocks
+    // since gone are dropped.
+    auto& clocks = host_thread_end.clocks;
+    std::erase_if(clocks, [&](const auto& c) { return c.expired() || c.lock().get() == this; });
+    clocks.push_back(weak_from_this());
   }
   return *seat;
 }
