@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "memory/interval_map.hpp"
+#include "support/held_event.hpp"
 
 using baton::Span;
 using baton::detail::IntervalMap;
@@ -50,5 +51,36 @@ TEST(IntervalMap, KeepsEventsPerPieceAndSettlesToOne) {
   EXPECT_EQ(m.pieces(), 1u);
   ASSERT_TRUE(m.find(12, piece, ready));
   EXPECT_EQ(ready, nullptr);
+  EXPECT_EQ(piece, (Span{0, 30}));
+}
+
+// A copy home queued behind a task lands after the task ends: settling keeps
+// its event (and the piece apart) until it is done; a map of what is in
+// flight loses the pieces that have landed.
+TEST(IntervalMap, SettlingKeepsEventsStillInFlight) {
+  IntervalMap m;
+  auto landing = std::make_shared<baton::test::HeldEvent>();
+  m.assign(0, 10, std::make_shared<DoneEvent>());
+  m.assign(10, 20, landing);
+  m.assign(20, 30, std::make_shared<DoneEvent>());
+  m.settle();
+  EXPECT_EQ(m.pieces(), 3u);
+  Span piece;
+  baton::EventPtr ready;
+  ASSERT_TRUE(m.find(15, piece, ready));
+  EXPECT_EQ(ready, landing);
+  ASSERT_TRUE(m.find(5, piece, ready));
+  EXPECT_EQ(ready, nullptr);
+
+  IntervalMap in_flight = m;
+  in_flight.erase_complete();
+  EXPECT_EQ(in_flight.pieces(), 1u);
+  EXPECT_TRUE(in_flight.covers(10, 20));
+  landing->complete();
+  in_flight.erase_complete();
+  EXPECT_EQ(in_flight.pieces(), 0u);
+  m.settle();
+  EXPECT_EQ(m.pieces(), 1u);
+  ASSERT_TRUE(m.find(15, piece, ready));
   EXPECT_EQ(piece, (Span{0, 30}));
 }

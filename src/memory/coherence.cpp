@@ -324,7 +324,7 @@ Transfer BufferState::acquire_host(std::uint64_t b, std::uint64_t e, bool for_wr
 void BufferState::settle() {
   std::lock_guard lock(mu_);
   for (auto& r : replicas_) r.valid.settle();
-  home_landing_.erase(0, bytes_);
+  home_landing_.erase_complete();
 }
 
 void BufferState::read_instance(Device& dev, int index, void* out) {

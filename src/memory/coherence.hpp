@@ -88,7 +88,8 @@ class BufferState {
   Transfer acquire_host(std::uint64_t b, std::uint64_t e, bool for_write);
   // What the user's host()/read() call: the guard first, then acquire_host.
   void* host_access(bool for_write);
-  // Every event is complete: drop them (keeps the maps small between runs).
+  // After a run: drops the events that are complete, keeping the maps small;
+  // copies home still in flight (write-back) are still waited for.
   void settle();
   // Brings every byte's latest copy home and frees the device replicas: for a
   // buffer that outlives the runtime (and so its devices).

@@ -1,5 +1,7 @@
 #include "memory/interval_map.hpp"
 
+#include "baton/error.hpp"
+
 namespace baton::detail {
 
 void IntervalMap::split_at(std::uint64_t at) {
@@ -61,17 +63,51 @@ bool IntervalMap::find(std::uint64_t at, Span& piece, EventPtr& ready) const {
   return true;
 }
 
+namespace {
+
+// Complete, as far as the map goes: a failed device's event is left for the
+// reader to meet (it names the failure). Pieces of one task share its event,
+// so the last answer is kept.
+class Completion {
+ public:
+  bool operator()(const EventPtr& e) {
+    if (!e) return true;
+    if (e != last_) {
+      last_ = e;
+      try {
+        last_done_ = e->ready();
+      } catch (const Error&) {
+        last_done_ = false;
+      }
+    }
+    return last_done_;
+  }
+
+ private:
+  EventPtr last_;
+  bool last_done_ = false;
+};
+
+}  // namespace
+
 void IntervalMap::settle() {
+  Completion complete;
   for (auto it = map_.begin(); it != map_.end();) {
-    it->second.ready.reset();
+    if (complete(it->second.ready)) it->second.ready.reset();
     auto next = std::next(it);
-    if (next != map_.end() && next->first == it->second.end) {
+    if (next != map_.end() && next->first == it->second.end && !it->second.ready &&
+        complete(next->second.ready)) {
       it->second.end = next->second.end;
       map_.erase(next);
     } else {
       it = next;
     }
   }
+}
+
+void IntervalMap::erase_complete() {
+  Completion complete;
+  std::erase_if(map_, [&](const auto& piece) { return complete(piece.second.ready); });
 }
 
 }  // namespace baton::detail

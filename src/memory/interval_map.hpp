@@ -26,8 +26,12 @@ class IntervalMap {
   // The covered piece that contains `at`, if any.
   bool find(std::uint64_t at, Span& piece, EventPtr& ready) const;
   bool covers(std::uint64_t b, std::uint64_t e) const { return gaps(b, e).empty(); }
-  // Drops the events (all complete) and merges neighbours.
+  // Drops the events that are complete and joins neighbours left without
+  // one. An event still in flight stays: a copy home queued behind the task
+  // that wrote the piece (Options::write_back) lands after the task ends.
   void settle();
+  // Erases the pieces whose events are complete: a map of what is in flight.
+  void erase_complete();
   std::size_t pieces() const { return map_.size(); }
 
  private:
