@@ -24,6 +24,11 @@ struct Shape {
   // wrote, where it was written: a device that takes items another device
   // ran before copies them from there (over NVLink, or through host memory).
   int passes = 1;
+  // Each run starts from inputs the host has just written and ends once the
+  // results are back in host memory, so the data crosses the host links both
+  // ways inside the run (the runtime must write results back behind later
+  // work: Options::write_back).
+  bool from_host = false;
 };
 
 // Floats read and written per item for `bytes`; throws Error(invalid_argument).
@@ -43,6 +48,14 @@ inline RunStats median_run(std::vector<RunStats> runs) {
 // Runs one after another (passes) as one: from the first's start to the
 // last's end, their items, oracle times and each device's figures summed.
 RunStats joined_runs(const std::vector<RunStats>& runs);
+
+// Bytes per second that a run moved into the devices and out of them.
+double gbps_in(const RunStats& r);
+double gbps_out(const RunStats& r);
+// What the links between host memory and the devices that have memory of
+// their own carry per direction, GB/s, as the topology has them: each link
+// once, however many devices (partitions of one GPU) share it.
+double host_link_gbps(const Runtime& rt);
 
 // A run as bench balance's --json has it (the doctor reads the same).
 nlohmann::json run_json(const RunStats& r, double speedup_vs_static);

@@ -66,6 +66,7 @@ void run_balance(const BalanceArgs& args) {
   width_of(args.shape.bytes);
   Options opt = env_options();
   opt.devices = args.devices;
+  opt.write_back = opt.write_back || args.shape.from_host;
   Recording recording(args.trace, args.report);
   Runtime rt(opt);
   const auto& devs = rt.devices();
@@ -103,6 +104,9 @@ void run_balance(const BalanceArgs& args) {
   j["iters"] = args.shape.iters;
   j["bytes_per_item"] = args.shape.bytes;
   j["passes"] = args.shape.passes;
+  j["from_host"] = args.shape.from_host;
+  const double link_gbps = host_link_gbps(rt);
+  if (args.shape.from_host) j["host_link_gbps"] = link_gbps;
   j["slowdown"] = args.slowdown;
   j["runs"] = nlohmann::json::array();
   std::vector<Measured> results;
@@ -143,6 +147,7 @@ void run_balance(const BalanceArgs& args) {
       kinds.push_back(k);
   std::vector<std::string> head{"policy", "makespan", "items/s", "vs oracle", "vs static"};
   for (std::size_t k : kinds) head.push_back("GB " + std::string(to_string(LinkKind(k))));
+  if (args.shape.from_host) head.insert(head.end(), {"GB/s in", "GB/s out"});
   head.push_back("share % (steals) per device");
   Table t(head);
   for (const auto& [r, bytes] : results) {
@@ -158,9 +163,14 @@ void run_balance(const BalanceArgs& args) {
       row.push_back(fixed(double(bytes[k]) / 1e9, 3));
       moved[std::string(to_string(LinkKind(k)))] = bytes[k];
     }
+    if (args.shape.from_host) row.insert(row.end(), {fixed(gbps_in(r), 2), fixed(gbps_out(r), 2)});
     row.push_back(shares);
     t.add(row);
     j["runs"].push_back(run_json(r, speedup));
+    if (args.shape.from_host) {
+      j["runs"].back()["gbps_in"] = gbps_in(r);
+      j["runs"].back()["gbps_out"] = gbps_out(r);
+    }
     if (sim) j["runs"].back()["sim_bytes_moved"] = moved;
   }
   recording.report(j);
@@ -185,6 +195,11 @@ void run_balance(const BalanceArgs& args) {
       "  oracle: %s items/s, the sum of the rates above%s\n", si(cal.oracle_rate()).c_str(),
       cal.groups.empty() ? "" : " (devices that share a resource as they ran side by side)");
   std::printf("  host memory of buffers: %s\n", rt.host_memory().c_str());
+  if (args.shape.from_host)
+    std::printf(
+        "  from host: each run reads inputs the host just wrote and ends with its results in "
+        "host memory; the oracle is capped by the host links' %s GB/s per direction (topology)\n",
+        fixed(link_gbps, 1).c_str());
   for (const auto& n : rt.notes()) std::printf("  note: %s\n", n.c_str());
   std::fputs(t.str().c_str(), stdout);
   for (const auto& [r, bytes] : results) {
@@ -234,6 +249,10 @@ void add_bench_command(CLI::App& app) {
                   "it lies (items a device takes from another move between them: an iterative "
                   "solver's sweeps); needs --bytes 8 or more")
       ->capture_default_str();
+  cmd->add_flag("--from-host", args->shape.from_host,
+                "each run starts from inputs the host has just written and ends with its results "
+                "back in host memory (written back behind later chunks): the data crosses the "
+                "host links both ways, and the table gives GB/s in and out");
   cmd->add_option("--slowdown", args->slowdown,
                   "sim only: DEV:FACTOR slows device DEV by FACTOR at half-time");
   cmd->add_flag("--json", args->json, "print the results as JSON instead of a table");

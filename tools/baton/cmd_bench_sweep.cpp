@@ -28,6 +28,7 @@ struct SweepArgs {
   std::string ms = "20";
   int repeat = 3;
   double max_gib = 2;
+  bool from_host = false;
   bool json = false;
   std::string json_out;
 };
@@ -92,6 +93,7 @@ void run_sweep(const SweepArgs& args) {
   for (int b : bytes) width_of(b);
   Options opt = env_options();
   opt.devices = args.devices;
+  opt.write_back = opt.write_back || args.from_host;
   Runtime rt(opt);
 
   std::vector<Row> rows;
@@ -102,6 +104,7 @@ void run_sweep(const SweepArgs& args) {
         Row row;
         row.shape.iters = it;
         row.shape.bytes = b;
+        row.shape.from_host = args.from_host;
         row.target_ms = target;
         progress("[" + std::to_string(rows.size() + 1) + "/" + std::to_string(cases) + "] " +
                  std::to_string(it) + " fma steps, " + std::to_string(b) + " bytes, ~" +
@@ -135,9 +138,12 @@ void run_sweep(const SweepArgs& args) {
   j["devices"] = nlohmann::json::array();
   for (const auto& d : rt.devices()) j["devices"].push_back(d->name());
   j["rows"] = nlohmann::json::array();
+  j["from_host"] = args.from_host;
+  if (args.from_host) j["host_link_gbps"] = host_link_gbps(rt);
   std::vector<std::string> head{"fma/item", "bytes/item", "items", "ms (ws)"};
   for (const auto& p : policies) head.push_back(p + " %");
   head.push_back("GB/s (ws)");
+  if (args.from_host) head.insert(head.end(), {"in GB/s", "out GB/s"});
   if (ws >= 0 && st >= 0 && wt >= 0) head.push_back("ws vs best baseline");
   Table t(head);
   // Issue 9's range is runs of 5 ms to 1 s; a shape whose buffers hit the
@@ -157,10 +163,16 @@ void run_sweep(const SweepArgs& args) {
       jr["runs"].push_back({{"policy", policies[p]},
                             {"makespan_s", r.runs[p].makespan_s},
                             {"efficiency", r.runs[p].efficiency}});
+      if (args.from_host) {
+        jr["runs"].back()["gbps_in"] = gbps_in(r.runs[p]);
+        jr["runs"].back()["gbps_out"] = gbps_out(r.runs[p]);
+      }
     }
     const double gbps =
         main.makespan_s > 0 ? double(r.shape.items) * r.shape.bytes / main.makespan_s * 1e-9 : 0;
     cells.push_back(fixed(gbps, 2));
+    if (args.from_host)
+      cells.insert(cells.end(), {fixed(gbps_in(main), 2), fixed(gbps_out(main), 2)});
     if (ws >= 0 && st >= 0 && wt >= 0) {
       const double best = std::min(r.runs[st].makespan_s, r.runs[wt].makespan_s);
       const double ratio = r.runs[ws].makespan_s > 0 ? best / r.runs[ws].makespan_s : 0;
@@ -183,8 +195,13 @@ void run_sweep(const SweepArgs& args) {
   if (emit_json(j, args.json, args.json_out)) return;
   std::string names;
   for (const auto& d : rt.devices()) names += (names.empty() ? "" : ", ") + d->name();
-  std::printf("bench sweep on %s: %% of the oracle per policy (medians of %d), results checked\n",
-              names.c_str(), args.repeat);
+  std::printf("bench sweep on %s: %% of the oracle per policy (medians of %d)%s\n", names.c_str(),
+              args.repeat, rt.clock().is_virtual() ? " (sim: virtual time)" : ", results checked");
+  if (args.from_host)
+    std::printf(
+        "from host: inputs written by the host before each run, results home at its end; "
+        "the oracle is capped by the host links' %s GB/s per direction (topology)\n",
+        fixed(host_link_gbps(rt), 1).c_str());
   std::fputs(t.str().c_str(), stdout);
   if (ws >= 0 && st >= 0 && wt >= 0)
     std::printf(
@@ -221,6 +238,10 @@ void add_sweep_command(CLI::App& bench) {
   cmd->add_option("--max-gib", args->max_gib,
                   "largest buffers of a case, GiB (a fast case then runs shorter than --ms)")
       ->capture_default_str();
+  cmd->add_flag("--from-host", args->from_host,
+                "each run starts from inputs the host has just written and ends with its results "
+                "back in host memory: the data crosses the host links both ways (bench balance "
+                "--help)");
   cmd->add_flag("--json", args->json, "print the results as JSON instead of a table");
   cmd->add_option("--json-out", args->json_out, "also write the results as JSON to this file");
   cmd->callback([args] { run_sweep(*args); });
