@@ -75,6 +75,9 @@ class BalanceCase {
   // One run (shape().passes passes) under `policy`; throws Error(internal)
   // on a wrong or missing result.
   RunStats run(const std::string& policy);
+  // From host: the least time the host links allow a run (no schedule beats
+  // it; the oracle is capped by it); else 0.
+  double link_bound_s() const;
 
  private:
   void check(const std::string& policy, bool every_element);

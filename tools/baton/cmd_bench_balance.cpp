@@ -126,7 +126,8 @@ void run_balance(const BalanceArgs& args) {
       rt.trace_span(policy_names[p], run.start_s, run.start_s + run.makespan_s);
       if (half_s > 0) {
         sim::change_speed(*devs[slow_dev], run.start_s + run.makespan_s, speed);
-        run.oracle_s = sim::oracle_seconds(all, work_units, run.start_s);
+        run.oracle_s =
+            std::max(sim::oracle_seconds(all, work_units, run.start_s), work.link_bound_s());
         run.efficiency = run.makespan_s > 0 ? run.oracle_s / run.makespan_s : 0;
       }
       reps.push_back({run, bytes});
