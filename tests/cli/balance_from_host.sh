@@ -8,7 +8,7 @@
 #   balance_from_host.sh BATON
 set -euo pipefail
 baton=$1
-json=$(BATON_SIM_EXECUTE=0 "$baton" bench balance -d sim:dgx1 -i 1 -n 64000000 -b 8 \
+json=$(BATON_SIM_EXECUTE=0 "$baton" bench balance -d sim:dgx1 -i 1 -n 128000000 -b 8 \
   -p static,ws,ws-topo --from-host --json | tr -d '\n ')
 link=$(grep -o '"host_link_gbps":[0-9.e+]*' <<<"$json" | cut -d: -f2)
 [ -n "$link" ] || { echo "no host_link_gbps in the JSON"; exit 1; }
