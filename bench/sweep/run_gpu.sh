@@ -8,7 +8,7 @@
 #   source scripts/device-env.sh; bash bench/sweep/run_gpu.sh
 # SPLITS="cuda:0/80+40" picks the splits (a split of four partitions took
 # 7.4 minutes on 2026-12-05, so one split a call of the device tool), and
-# SWEEP_S the seconds each may take (default 480); TESTS=0 leaves the test
+# SWEEP_S the seconds each may take (default 480; 0 leaves the sweeps out); TESTS=0 leaves the test
 # suite out (for the calls after the first), FROM_HOST=0 the runs from host
 # memory. Buffers grow up to MAX_GIB (default 12; at 2 GiB a run of 1 fma per
 # item lasted 1 ms on the H200, not the 5 ms asked for).
@@ -26,6 +26,7 @@ if [ "${FROM_HOST:-1}" != 0 ]; then
     grep -E "^(static|weighted|ws) |from host" "$out/from_host_$tag.log" | cut -c1-130
   done
 fi
+[ "${SWEEP_S:-480}" = 0 ] && splits=""
 for split in $splits; do
   tag=${split//[:\/+]/_}
   timeout "${SWEEP_S:-480}" $b bench sweep -d "$split" -p static,weighted,ws,ws-topo \
