@@ -46,6 +46,28 @@ int main(int argc, char** argv) {
       side_by_side([&] { out.read(pinned, a, 0, S, HostKind::pinned), out.finish(); },
                    [&] { d.cuMemcpyDtoHAsync(pinned, pa, S, raw), sync(); }, reps),
       0.95);
+  // Both directions at once (a run from host memory copies inputs in while
+  // results go home): per direction, each side's two copies on two streams.
+  void* pinned_back = nullptr;
+  cuda::check(d.cuMemHostAlloc(&pinned_back, S, CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc",
+              "bench");
+  CUstream raw_back = nullptr;
+  cuda::check(d.cuStreamCreate(&raw_back, CU_STREAM_NON_BLOCKING), "cuStreamCreate", "bench");
+  add("H2D + D2H pinned 256 MiB at once, per direction", S,
+      side_by_side(
+          [&] {
+            in.write(a, 0, pinned, S, HostKind::pinned);
+            out.read(pinned_back, b, 0, S, HostKind::pinned);
+            in.finish(), out.finish();
+          },
+          [&] {
+            d.cuMemcpyHtoDAsync(pa, pinned, S, raw);
+            d.cuMemcpyDtoHAsync(pinned_back, pb, S, raw_back);
+            sync();
+            cuda::check(d.cuStreamSynchronize(raw_back), "cuStreamSynchronize", "bench");
+          },
+          reps),
+      0.95);
   add("H2D pageable 256 MiB (staged)", S,
       side_by_side([&] { in.write(a, 0, pageable.data(), S, HostKind::pageable), in.finish(); },
                    [&] { cuda::check(d.cuMemcpyHtoD(pa, pageable.data(), S), "cuMemcpyHtoD", ""); },
@@ -79,7 +101,9 @@ int main(int argc, char** argv) {
   report("CUDA copies: baton queues vs raw driver calls", dev.info().description, rows,
          argc > 1 ? argv[1] : "bench_cuda_copy.json");
   d.cuStreamDestroy(raw);
+  d.cuStreamDestroy(raw_back);
   d.cuMemFreeHost(pinned);
+  d.cuMemFreeHost(pinned_back);
   dev.release(a);
   dev.release(b);
   return intact ? 0 : 1;
