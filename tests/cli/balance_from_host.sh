@@ -12,6 +12,9 @@ json=$(BATON_SIM_EXECUTE=0 "$baton" bench balance -d sim:dgx1 -i 1 -n 128000000 
   -p static,ws,ws-topo --from-host --json | tr -d '\n ')
 link=$(grep -o '"host_link_gbps":[0-9.e+]*' <<<"$json" | cut -d: -f2)
 [ -n "$link" ] || { echo "no host_link_gbps in the JSON"; exit 1; }
+both=$(grep -o '"host_link_both_ways_gbps":[0-9.e+]*' <<<"$json" | cut -d: -f2)
+awk -v b="$both" -v l="$link" 'BEGIN { exit !(b > 0.9 * l && b <= l) }' ||
+  { echo "the links measured both ways at once: '$both' GB/s, against $link one way"; exit 1; }
 runs=$(grep -o '"gbps_in":[0-9.e+-]*,"gbps_out":[0-9.e+-]*' <<<"$json")
 [ "$(wc -l <<<"$runs")" = 3 ] || { echo "expected GB/s in and out for 3 runs: $runs"; exit 1; }
 awk -F'[:,]' -v link="$link" '

@@ -5,6 +5,7 @@
 
 #include "baton/error.hpp"
 #include "device/host_memory.hpp"
+#include "memory/coherence.hpp"
 #include "workloads/balance_kernels.hpp"
 
 namespace baton::cli {
@@ -94,6 +95,52 @@ double host_link_gbps(const Runtime& rt) {
   return gbps;
 }
 
+namespace {
+
+// A device's memory for the probe below, given back however it ends.
+struct ProbeMemory {
+  ProbeMemory(Device& d, std::size_t bytes) : dev(d), mem(d.allocate(bytes)) {}
+  ~ProbeMemory() { dev.release(mem); }
+  ProbeMemory(const ProbeMemory&) = delete;
+  ProbeMemory& operator=(const ProbeMemory&) = delete;
+  Device& dev;
+  DeviceMemory mem;
+};
+
+}  // namespace
+
+double host_links_both_ways_gbps(Runtime& rt) {
+  constexpr std::size_t kBytes = std::size_t(64) << 20;
+  constexpr int kReps = 3;
+  auto block = rt.buffer<char>(2 * kBytes);  // from the runtime's allocator: pinned on a GPU host
+  char* host = block.host().data();
+  const HostKind kind = block.state()->host_kind();
+  std::vector<std::string> seen;
+  double sum = 0;
+  for (const auto& d : rt.devices()) {
+    const DeviceInfo& info = d->info();
+    if (info.memory_node == kHostNode ||
+        std::find(seen.begin(), seen.end(), info.topology_id) != seen.end())
+      continue;
+    seen.push_back(info.topology_id);
+    ProbeMemory a(*d, kBytes), b(*d, kBytes);
+    Queue& in = d->queue(QueueRole::copy_in);
+    Queue& out = d->queue(QueueRole::copy_out);
+    double best = 0;
+    for (int r = 0; r < kReps; ++r) {
+      const double t0 = d->clock().now();
+      in.write(a.mem, 0, host, kBytes, kind);
+      out.read(host + kBytes, b.mem, 0, kBytes, kind);
+      in.finish();
+      out.finish();
+      const double s = d->clock().now() - t0;
+      if (s > 0) best = std::max(best, double(kBytes) / s * 1e-9);
+    }
+    sum += best;
+  }
+  return sum;
+}
+
 RunStats joined_runs(const std::vector<RunStats>& runs) {
   RunStats all = runs.front();
   const RunStats& last = runs.back();
@@ -149,6 +196,7 @@ BalanceCase::BalanceCase(Runtime& rt, const Shape& shape)
   auto host = in_.host();
   for (std::size_t e = 0; e < host.size(); ++e)
     host[e] = float((e * 2654435761u) % 2048u) / 1024.0f - 1.0f;
+  if (shape.from_host) link_gbps_ = host_links_both_ways_gbps(rt);
   if (sim_) return;
   stride_ = std::max<std::size_t>(1, elements / 4096);
   auto src = in_.read();
@@ -159,8 +207,8 @@ BalanceCase::BalanceCase(Runtime& rt, const Shape& shape)
 }
 
 double BalanceCase::link_bound_s() const {
-  const double link = host_link_gbps(rt_) * 1e9;
-  if (!shape_.from_host || !(link > 0)) return 0;
+  const double link = link_gbps_ * 1e9;
+  if (!(link > 0)) return 0;
   // Inputs in and results out, each direction at the links' rate.
   const double out_bytes = double(shape_.items) * double(std::max(1, width_)) * sizeof(float);
   return out_bytes / link;  // inputs are as many bytes, or none (4 bytes: written only)

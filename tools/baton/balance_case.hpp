@@ -56,6 +56,11 @@ double gbps_out(const RunStats& r);
 // their own carry per direction, GB/s, as the topology has them: each link
 // once, however many devices (partitions of one GPU) share it.
 double host_link_gbps(const Runtime& rt);
+// The same links measured: GB/s per direction with a copy in beside a copy
+// out on each at once (through its first device; the best of 3 of 64 MiB),
+// summed. Both ways at once is what a run from host memory asks of them: an
+// H100's PCIe carried 35.8 GB/s each way so, against 55 one way at a time.
+double host_links_both_ways_gbps(Runtime& rt);
 
 // A run as bench balance's --json has it (the doctor reads the same).
 nlohmann::json run_json(const RunStats& r, double speedup_vs_static);
@@ -78,6 +83,9 @@ class BalanceCase {
   // From host: the least time the host links allow a run (no schedule beats
   // it; the oracle is capped by it); else 0.
   double link_bound_s() const;
+  // From host: the host links' GB/s per direction, both ways at once, as
+  // measured when the case was made; else 0.
+  double link_gbps() const { return link_gbps_; }
 
  private:
   void check(const std::string& policy, bool every_element);
@@ -92,6 +100,7 @@ class BalanceCase {
   Part in_part_, out_part_;  // what an item reads and writes
   Buffer<float> in_, out_;
   Buffer<float> mid_;                         // passes: they go in -> out -> mid -> out -> mid ...
+  double link_gbps_ = 0;                      // from host: host_links_both_ways_gbps
   std::size_t stride_ = 1;                    // elements between checked ones
   std::vector<float> expect_;                 // of the checked elements
   std::vector<std::string> checked_in_full_;  // policies whose output was scanned whole

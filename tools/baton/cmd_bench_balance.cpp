@@ -106,7 +106,10 @@ void run_balance(const BalanceArgs& args) {
   j["passes"] = args.shape.passes;
   j["from_host"] = args.shape.from_host;
   const double link_gbps = host_link_gbps(rt);
-  if (args.shape.from_host) j["host_link_gbps"] = link_gbps;
+  if (args.shape.from_host) {
+    j["host_link_gbps"] = link_gbps;
+    j["host_link_both_ways_gbps"] = work.link_gbps();
+  }
   j["slowdown"] = args.slowdown;
   j["runs"] = nlohmann::json::array();
   std::vector<Measured> results;
@@ -196,11 +199,14 @@ void run_balance(const BalanceArgs& args) {
       "  oracle: %s items/s, the sum of the rates above%s\n", si(cal.oracle_rate()).c_str(),
       cal.groups.empty() ? "" : " (devices that share a resource as they ran side by side)");
   std::printf("  host memory of buffers: %s\n", rt.host_memory().c_str());
-  if (args.shape.from_host)
+  if (args.shape.from_host && work.link_gbps() > 0)
     std::printf(
         "  from host: each run reads inputs the host just wrote and ends with its results in "
-        "host memory; the oracle is capped by the host links' %s GB/s per direction (topology)\n",
-        fixed(link_gbps, 1).c_str());
+        "host memory; the oracle is capped by the host links' %s GB/s per direction, measured "
+        "both ways at once (topology: %s GB/s one way)\n",
+        fixed(work.link_gbps(), 1).c_str(), fixed(link_gbps, 1).c_str());
+  else if (args.shape.from_host)
+    std::printf("  from host: the devices work in host memory; no host link to cross\n");
   for (const auto& n : rt.notes()) std::printf("  note: %s\n", n.c_str());
   std::fputs(t.str().c_str(), stdout);
   for (const auto& [r, bytes] : results) {

@@ -139,7 +139,11 @@ void run_sweep(const SweepArgs& args) {
   for (const auto& d : rt.devices()) j["devices"].push_back(d->name());
   j["rows"] = nlohmann::json::array();
   j["from_host"] = args.from_host;
-  if (args.from_host) j["host_link_gbps"] = host_link_gbps(rt);
+  const double both_ways = args.from_host ? host_links_both_ways_gbps(rt) : 0;
+  if (args.from_host) {
+    j["host_link_gbps"] = host_link_gbps(rt);
+    j["host_link_both_ways_gbps"] = both_ways;
+  }
   std::vector<std::string> head{"fma/item", "bytes/item", "items", "ms (ws)"};
   for (const auto& p : policies) head.push_back(p + " %");
   head.push_back("GB/s (ws)");
@@ -197,11 +201,14 @@ void run_sweep(const SweepArgs& args) {
   for (const auto& d : rt.devices()) names += (names.empty() ? "" : ", ") + d->name();
   std::printf("bench sweep on %s: %% of the oracle per policy (medians of %d)%s\n", names.c_str(),
               args.repeat, rt.clock().is_virtual() ? " (sim: virtual time)" : ", results checked");
-  if (args.from_host)
+  if (args.from_host && both_ways > 0)
     std::printf(
         "from host: inputs written by the host before each run, results home at its end; "
-        "the oracle is capped by the host links' %s GB/s per direction (topology)\n",
-        fixed(host_link_gbps(rt), 1).c_str());
+        "the oracle is capped by the host links' %s GB/s per direction, measured both ways at "
+        "once (topology: %s GB/s one way)\n",
+        fixed(both_ways, 1).c_str(), fixed(host_link_gbps(rt), 1).c_str());
+  else if (args.from_host)
+    std::printf("from host: the devices work in host memory; no host link to cross\n");
   std::fputs(t.str().c_str(), stdout);
   if (ws >= 0 && st >= 0 && wt >= 0)
     std::printf(
