@@ -81,23 +81,25 @@ double gbps_out(const RunStats& r) {
   return r.makespan_s > 0 ? double(bytes) / r.makespan_s * 1e-9 : 0;
 }
 
-double host_link_gbps(const Runtime& rt) {
+namespace {
+
+// The first device on each link between host memory and a device memory:
+// partitions of one GPU share its link, devices in host memory cross none.
+std::vector<Device*> first_on_each_host_link(const Runtime& rt) {
   std::vector<std::string> seen;
-  double gbps = 0;
+  std::vector<Device*> out;
   for (const auto& d : rt.devices()) {
     const DeviceInfo& info = d->info();
     if (info.memory_node == kHostNode ||
         std::find(seen.begin(), seen.end(), info.topology_id) != seen.end())
       continue;
     seen.push_back(info.topology_id);
-    if (auto path = rt.topology().path(info.topology_id, "host")) gbps += path->gbps;
+    out.push_back(d.get());
   }
-  return gbps;
+  return out;
 }
 
-namespace {
-
-// A device's memory for the probe below, given back however it ends.
+// A device's memory for host_links_both_ways_gbps, given back however it ends.
 struct ProbeMemory {
   ProbeMemory(Device& d, std::size_t bytes) : dev(d), mem(d.allocate(bytes)) {}
   ~ProbeMemory() { dev.release(mem); }
@@ -109,20 +111,21 @@ struct ProbeMemory {
 
 }  // namespace
 
+double host_link_gbps(const Runtime& rt) {
+  double gbps = 0;
+  for (const Device* d : first_on_each_host_link(rt))
+    if (auto path = rt.topology().path(d->info().topology_id, "host")) gbps += path->gbps;
+  return gbps;
+}
+
 double host_links_both_ways_gbps(Runtime& rt) {
   constexpr std::size_t kBytes = std::size_t(64) << 20;
   constexpr int kReps = 3;
   auto block = rt.buffer<char>(2 * kBytes);  // from the runtime's allocator: pinned on a GPU host
   char* host = block.host().data();
   const HostKind kind = block.state()->host_kind();
-  std::vector<std::string> seen;
   double sum = 0;
-  for (const auto& d : rt.devices()) {
-    const DeviceInfo& info = d->info();
-    if (info.memory_node == kHostNode ||
-        std::find(seen.begin(), seen.end(), info.topology_id) != seen.end())
-      continue;
-    seen.push_back(info.topology_id);
+  for (Device* d : first_on_each_host_link(rt)) {
     ProbeMemory a(*d, kBytes), b(*d, kBytes);
     Queue& in = d->queue(QueueRole::copy_in);
     Queue& out = d->queue(QueueRole::copy_out);
