@@ -70,8 +70,10 @@ nlohmann::json sharing_json(const Runtime& rt, const Calibration& cal);
 class BalanceCase {
  public:
   // Allocates and fills the buffers; throws Error(invalid_argument) when they
-  // would not fit in the host's available memory.
-  BalanceCase(Runtime& rt, const Shape& shape);
+  // would not fit in the host's available memory. From host, `link_gbps` is
+  // what the host links carry per direction both ways at once
+  // (host_links_both_ways_gbps, measured once by the caller): the oracle's cap.
+  BalanceCase(Runtime& rt, const Shape& shape, double link_gbps = 0);
 
   const Shape& shape() const { return shape_; }
   const Kernel& kernel() const { return kernel_; }
@@ -83,9 +85,6 @@ class BalanceCase {
   // From host: the least time the host links allow a run (no schedule beats
   // it; the oracle is capped by it); else 0.
   double link_bound_s() const;
-  // From host: the host links' GB/s per direction, both ways at once, as
-  // measured when the case was made; else 0.
-  double link_gbps() const { return link_gbps_; }
 
  private:
   void check(const std::string& policy, bool every_element);
@@ -100,7 +99,7 @@ class BalanceCase {
   Part in_part_, out_part_;  // what an item reads and writes
   Buffer<float> in_, out_;
   Buffer<float> mid_;                         // passes: they go in -> out -> mid -> out -> mid ...
-  double link_gbps_ = 0;                      // from host: host_links_both_ways_gbps
+  double link_gbps_ = 0;                      // from host: the constructor's
   std::size_t stride_ = 1;                    // elements between checked ones
   std::vector<float> expect_;                 // of the checked elements
   std::vector<std::string> checked_in_full_;  // policies whose output was scanned whole

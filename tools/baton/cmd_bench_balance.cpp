@@ -71,7 +71,8 @@ void run_balance(const BalanceArgs& args) {
   Runtime rt(opt);
   const auto& devs = rt.devices();
   const bool sim = rt.clock().is_virtual();
-  BalanceCase work(rt, args.shape);
+  const double both_ways = args.shape.from_host ? host_links_both_ways_gbps(rt) : 0;
+  BalanceCase work(rt, args.shape, both_ways);
   progress("calibrating the devices, alone and side by side...");
   const Calibration cal = work.calibrate();
   const std::vector<double>& alone = cal.alone;
@@ -108,7 +109,7 @@ void run_balance(const BalanceArgs& args) {
   const double link_gbps = host_link_gbps(rt);
   if (args.shape.from_host) {
     j["host_link_gbps"] = link_gbps;
-    j["host_link_both_ways_gbps"] = work.link_gbps();
+    j["host_link_both_ways_gbps"] = both_ways;
   }
   j["slowdown"] = args.slowdown;
   j["runs"] = nlohmann::json::array();
@@ -199,12 +200,12 @@ void run_balance(const BalanceArgs& args) {
       "  oracle: %s items/s, the sum of the rates above%s\n", si(cal.oracle_rate()).c_str(),
       cal.groups.empty() ? "" : " (devices that share a resource as they ran side by side)");
   std::printf("  host memory of buffers: %s\n", rt.host_memory().c_str());
-  if (args.shape.from_host && work.link_gbps() > 0)
+  if (args.shape.from_host && both_ways > 0)
     std::printf(
         "  from host: each run reads inputs the host just wrote and ends with its results in "
         "host memory; the oracle is capped by the host links' %s GB/s per direction, measured "
         "both ways at once (topology: %s GB/s one way)\n",
-        fixed(work.link_gbps(), 1).c_str(), fixed(link_gbps, 1).c_str());
+        fixed(both_ways, 1).c_str(), fixed(link_gbps, 1).c_str());
   else if (args.shape.from_host)
     std::printf("  from host: the devices work in host memory; no host link to cross\n");
   for (const auto& n : rt.notes()) std::printf("  note: %s\n", n.c_str());

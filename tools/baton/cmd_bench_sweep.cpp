@@ -54,15 +54,16 @@ std::vector<T> numbers(const std::string& list, const char* option) {
 
 // Items for a run of about `ms` under weighted: grown from a small probe, up
 // to `max_bytes` of buffers and what half the free host memory holds with a
-// replica on every device.
-std::uint64_t items_for(Runtime& rt, Shape shape, double ms, std::uint64_t max_bytes) {
+// replica on every device (`link_gbps`: the host links, as BalanceCase takes them).
+std::uint64_t items_for(Runtime& rt, Shape shape, double ms, std::uint64_t max_bytes,
+                        double link_gbps) {
   const std::uint64_t per_item = std::uint64_t(std::max(8, shape.bytes));
   const std::uint64_t most =
       std::min(max_bytes / per_item,
                detail::host_available_bytes() / 2 / (rt.devices().size() + 1) / per_item);
   shape.items = 1 << 10;
   for (int round = 0; round < 6; ++round) {
-    BalanceCase probe(rt, shape);
+    BalanceCase probe(rt, shape, link_gbps);
     probe.run("weighted");  // warm: buffers on the devices, modules loaded
     const double s = probe.run("weighted").makespan_s;
     const double want = ms * 1e-3;
@@ -95,6 +96,7 @@ void run_sweep(const SweepArgs& args) {
   opt.devices = args.devices;
   opt.write_back = opt.write_back || args.from_host;
   Runtime rt(opt);
+  const double both_ways = args.from_host ? host_links_both_ways_gbps(rt) : 0;
 
   std::vector<Row> rows;
   const std::size_t cases = iters.size() * bytes.size() * ms.size();
@@ -109,9 +111,9 @@ void run_sweep(const SweepArgs& args) {
         progress("[" + std::to_string(rows.size() + 1) + "/" + std::to_string(cases) + "] " +
                  std::to_string(it) + " fma steps, " + std::to_string(b) + " bytes, ~" +
                  std::to_string(int(target)) + " ms");
-        row.shape.items =
-            items_for(rt, row.shape, target, std::uint64_t(args.max_gib * double(1ull << 30)));
-        BalanceCase work(rt, row.shape);
+        row.shape.items = items_for(rt, row.shape, target,
+                                    std::uint64_t(args.max_gib * double(1ull << 30)), both_ways);
+        BalanceCase work(rt, row.shape, both_ways);
         row.cal = work.calibrate();
         std::string line = "[" + std::to_string(rows.size() + 1) + "/" + std::to_string(cases) +
                            "] " + std::to_string(it) + " fma, " + std::to_string(b) + " B, " +
@@ -139,7 +141,6 @@ void run_sweep(const SweepArgs& args) {
   for (const auto& d : rt.devices()) j["devices"].push_back(d->name());
   j["rows"] = nlohmann::json::array();
   j["from_host"] = args.from_host;
-  const double both_ways = args.from_host ? host_links_both_ways_gbps(rt) : 0;
   if (args.from_host) {
     j["host_link_gbps"] = host_link_gbps(rt);
     j["host_link_both_ways_gbps"] = both_ways;
