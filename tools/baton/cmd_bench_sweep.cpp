@@ -52,29 +52,36 @@ std::vector<T> numbers(const std::string& list, const char* option) {
   return out;
 }
 
-// Items for a run of about `ms` under weighted: grown from a small probe, up
-// to `max_bytes` of buffers and what half the free host memory holds with a
-// replica on every device (`link_gbps`: the host links, as BalanceCase takes them).
-std::uint64_t items_for(Runtime& rt, Shape shape, double ms, std::uint64_t max_bytes,
-                        double link_gbps) {
-  const std::uint64_t per_item = std::uint64_t(std::max(8, shape.bytes));
-  const std::uint64_t most =
-      std::min(max_bytes / per_item,
-               detail::host_available_bytes() / 2 / (rt.devices().size() + 1) / per_item);
-  shape.items = 1 << 10;
-  for (int round = 0; round < 6; ++round) {
-    BalanceCase probe(rt, shape, link_gbps);
-    probe.run("weighted");  // warm: buffers on the devices, modules loaded
-    const double s = probe.run("weighted").makespan_s;
+// A case of about `ms` under ws: its items grown from `start` (a small probe,
+// or what the last length of run took, scaled) up to `most`. The probe that
+// lands is the case: buffers of GiBs take seconds to make. Probes run ws, not
+// weighted: a new case's kernel is weighted by the devices' nominal peaks
+// until it is calibrated: a CPU beside an H100 then got far too much, and
+// cases sized for 20 ms ran 1.5 ms once calibrated.
+std::unique_ptr<BalanceCase> sized_case(Runtime& rt, Shape shape, double ms, std::uint64_t start,
+                                        std::uint64_t most, double link_gbps) {
+  shape.items = std::clamp<std::uint64_t>(start, 16, std::max<std::uint64_t>(16, most));
+  for (int round = 0;; ++round) {
+    auto probe = std::make_unique<BalanceCase>(rt, shape, link_gbps);
+    probe->run("ws");  // warm: buffers on the devices, modules loaded
+    const double s = probe->run("ws").makespan_s;
     const double want = ms * 1e-3;
-    if (s >= want / 2 && s <= want * 2) break;
+    if ((s >= want / 2 && s <= want * 2) || round == 5) return probe;
     const double scale = s > 0 ? want / s : 64;
-    shape.items =
+    const std::uint64_t next =
         std::clamp<std::uint64_t>(std::uint64_t(double(shape.items) * std::min(scale, 64.0)), 16,
                                   std::max<std::uint64_t>(16, most));
-    if (shape.items == most) break;
+    if (next == shape.items) return probe;
+    shape.items = next;
   }
-  return shape.items;
+}
+
+// The most items a case may have: `max_bytes` of buffers, and what half the
+// free host memory holds with a replica on every device.
+std::uint64_t most_items(const Runtime& rt, const Shape& shape, std::uint64_t max_bytes) {
+  const std::uint64_t per_item = std::uint64_t(std::max(8, shape.bytes));
+  return std::min(max_bytes / per_item,
+                  detail::host_available_bytes() / 2 / (rt.devices().size() + 1) / per_item);
 }
 
 struct Row {
@@ -90,7 +97,9 @@ void run_sweep(const SweepArgs& args) {
   std::vector<std::string> policies = policy_list(args.policies);
   const auto iters = numbers<int>(args.iters, "--iters");
   const auto bytes = numbers<int>(args.bytes, "--bytes");
-  const auto ms = numbers<double>(args.ms, "--ms");
+  auto ms = numbers<double>(args.ms, "--ms");  // shortest first: each sizes the next
+  std::sort(ms.begin(), ms.end());
+  ms.erase(std::unique(ms.begin(), ms.end()), ms.end());
   for (int b : bytes) width_of(b);
   Options opt = env_options();
   opt.devices = args.devices;
@@ -99,35 +108,51 @@ void run_sweep(const SweepArgs& args) {
   const double both_ways = args.from_host ? host_links_both_ways_gbps(rt) : 0;
 
   std::vector<Row> rows;
+  int repeated = 0;  // lengths of run whose case was already run (buffers at their cap)
   const std::size_t cases = iters.size() * bytes.size() * ms.size();
+  std::size_t step = 0;
   for (int it : iters)
-    for (int b : bytes)
+    for (int b : bytes) {
+      Shape shape;
+      shape.iters = it;
+      shape.bytes = b;
+      shape.from_host = args.from_host;
+      const std::uint64_t most =
+          most_items(rt, shape, std::uint64_t(args.max_gib * double(1ull << 30)));
+      std::uint64_t start = 1 << 10;  // the next length's first probe
+      double last_ms = 0;
       for (double target : ms) {
-        Row row;
-        row.shape.iters = it;
-        row.shape.bytes = b;
-        row.shape.from_host = args.from_host;
-        row.target_ms = target;
-        progress("[" + std::to_string(rows.size() + 1) + "/" + std::to_string(cases) + "] " +
+        ++step;
+        if (last_ms > 0) {
+          if (rows.back().shape.items >= most) {  // the longer run would be the same case
+            ++repeated;
+            continue;
+          }
+          start = std::uint64_t(double(rows.back().shape.items) * target / last_ms);
+        }
+        progress("[" + std::to_string(step) + "/" + std::to_string(cases) + "] " +
                  std::to_string(it) + " fma steps, " + std::to_string(b) + " bytes, ~" +
-                 std::to_string(int(target)) + " ms");
-        row.shape.items = items_for(rt, row.shape, target,
-                                    std::uint64_t(args.max_gib * double(1ull << 30)), both_ways);
-        BalanceCase work(rt, row.shape, both_ways);
-        row.cal = work.calibrate();
-        std::string line = "[" + std::to_string(rows.size() + 1) + "/" + std::to_string(cases) +
-                           "] " + std::to_string(it) + " fma, " + std::to_string(b) + " B, " +
+                 fixed(target, 0) + " ms");
+        auto work = sized_case(rt, shape, target, start, most, both_ways);
+        Row row;
+        row.shape = work->shape();
+        row.target_ms = target;
+        row.cal = work->calibrate();
+        std::string line = "[" + std::to_string(step) + "/" + std::to_string(cases) + "] " +
+                           std::to_string(it) + " fma, " + std::to_string(b) + " B, " +
                            std::to_string(row.shape.items) + " items:";
         for (const auto& p : policies) {
           std::vector<RunStats> reps;
-          for (int r = 0; r < args.repeat; ++r) reps.push_back(work.run(p));
+          for (int r = 0; r < args.repeat; ++r) reps.push_back(work->run(p));
           row.runs.push_back(median_run(std::move(reps)));
           line += " " + p + " " + fixed(100 * row.runs.back().efficiency, 1) + "% in " +
                   fixed(row.runs.back().makespan_s * 1e3, 1) + " ms";
         }
         progress_result(line);
         rows.push_back(std::move(row));
+        last_ms = target;
       }
+    }
   progress_done();
 
   // ws against the better of the baselines, where all three ran.
@@ -194,6 +219,7 @@ void run_sweep(const SweepArgs& args) {
     t.add(cells);
     j["rows"].push_back(jr);
   }
+  j["lengths_not_run_again"] = repeated;
   j["ws_losses"] = losses;
   j["ws_losses_on_runs_of_5ms_or_more"] = losses_5ms;
   j["ws_below_95_percent_on_20ms_runs"] = short_of_oracle;
@@ -211,6 +237,11 @@ void run_sweep(const SweepArgs& args) {
   else if (args.from_host)
     std::printf("from host: the devices work in host memory; no host link to cross\n");
   std::fputs(t.str().c_str(), stdout);
+  if (repeated)
+    std::printf(
+        "%d of the lengths of run asked for left out: the cap on buffers (--max-gib) made "
+        "them the case of a shorter one's row\n",
+        repeated);
   if (ws >= 0 && st >= 0 && wt >= 0)
     std::printf(
         "ws more than 2%% behind the better of static and weighted: %d of %zu cases; on runs of 5 "
@@ -239,7 +270,7 @@ void add_sweep_command(CLI::App& bench) {
                   "bytes moved per item, comma-separated: 4 (written only) or multiples of 8")
       ->capture_default_str();
   cmd->add_option("--ms", args->ms,
-                  "lengths of run to size each case for (ms, under weighted), comma-separated")
+                  "lengths of run to size each case for (ms, under ws), comma-separated")
       ->capture_default_str();
   cmd->add_option("-r,--repeat", args->repeat, "runs per policy and case; the median is reported")
       ->capture_default_str();
