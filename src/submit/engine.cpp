@@ -26,6 +26,12 @@ MachineView machine_of(const DeviceSet& set, const Options& options) {
   }
   // Paths once, for the Runtime's life: no search per run.
   m.paths.assign(m.devices, std::vector<PathCost>(m.devices));
+  m.host_path.assign(m.devices, PathCost{});
+  for (int i = 0; i < m.devices; ++i) {
+    const DeviceInfo& a = set.devices[i]->info();
+    if (a.memory_node == kHostNode) continue;
+    if (auto p = set.topology.path(a.topology_id, "host")) m.host_path[i] = *p;
+  }
   for (int i = 0; i < m.devices; ++i)
     for (int j = 0; j < m.devices; ++j) {
       const DeviceInfo &a = set.devices[i]->info(), &b = set.devices[j]->info();
@@ -309,7 +315,8 @@ TaskShape Engine::shape(const TaskRecord* t, const std::vector<double>& weights,
       const std::uint64_t have = b.valid_bytes(machine_.memory_node[d], r.begin, r.end);
       const double missing = double(r.size() - std::min<std::uint64_t>(r.size(), have));
       if (missing <= 0) continue;
-      const PathCost path = holder_dev >= 0 ? machine_.paths[d][holder_dev] : PathCost{55, 5};
+      const PathCost& path =
+          holder_dev >= 0 ? machine_.paths[d][holder_dev] : machine_.host_path[d];
       transfer[d] += path.seconds(missing);
     }
   }

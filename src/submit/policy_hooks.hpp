@@ -31,6 +31,8 @@ struct MachineView {
   std::vector<std::string> identity;  // per device, stable across runs (name and description)
   // paths[i][j]: the cost of moving data resident on j's memory to i (zero on one node).
   std::vector<std::vector<PathCost>> paths;
+  // Per device, its link to host memory (none, 0 GB/s, for a device in host memory).
+  std::vector<PathCost> host_path;
   Options options;
 };
 
