@@ -39,3 +39,18 @@ TEST(LinkProbe, DevicesInHostMemoryHaveNoLinkToMeasure) {
   ASSERT_EQ(probe.size(), 2u);  // host -> sim0 and back
   for (const auto& m : probe) EXPECT_TRUE(m.from == "sim0" || m.to == "sim0");
 }
+
+TEST(LinkProbe, EachHostLinkIsMeasuredBothWaysAtOnce) {
+  DeviceSet set = open_devices("cpu:2x1,sim:dgx1");
+  const auto probe = detail::probe_host_links_both_ways(set, std::size_t(8) << 20, 2);
+  ASSERT_EQ(probe.size(), 8u);  // one a GPU; the cpu device works in host memory
+  for (std::size_t i = 0; i < probe.size(); ++i) {
+    const auto& m = probe[i];
+    EXPECT_EQ(m.from, "host");
+    EXPECT_EQ(m.to, "sim" + std::to_string(i));
+    EXPECT_EQ(m.route, "both ways");
+    // The sim's links carry their figure each way at once.
+    EXPECT_GT(m.measured_gbps, 0.95 * m.nominal_gbps) << m.to;
+    EXPECT_LE(m.measured_gbps, m.nominal_gbps * 1.0001) << m.to;
+  }
+}

@@ -107,11 +107,6 @@ class BufferState {
   bool any_managed();
   // Nodes holding valid data for all of [b, e); for tests and diagnostics.
   std::vector<MemoryNode> holders(std::uint64_t b, std::uint64_t e);
-  // The host copy's memory, pinned or not: what a copy to or from it tells
-  // the queue (fixed when the buffer is made).
-  HostKind host_kind() const {
-    return replicas_[kHostNode].memory.pinned ? HostKind::pinned : HostKind::pageable;
-  }
 
  private:
   struct Replica {
@@ -120,6 +115,9 @@ class BufferState {
     IntervalMap valid;
   };
   Replica& at(MemoryNode node);
+  HostKind host_kind() const {
+    return replicas_[kHostNode].memory.pinned ? HostKind::pinned : HostKind::pageable;
+  }
   // dev's node's replica, allocated on first use. mu_ held.
   Replica& ensure(Device& dev);
   // The node, other than `except`, whose valid data covers `at_byte`: host

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <utility>
 
 #include "baton/error.hpp"
 
@@ -40,16 +41,22 @@ class HostBlock {
   HostKind kind_ = HostKind::pageable;
 };
 
-// One block of memory on each device, given back however the probe ends.
-struct DeviceBlocks {
-  explicit DeviceBlocks(DeviceSet& s) : set(s) {}
+// Blocks of device memory, given back however the probe ends.
+class DeviceBlocks {
+ public:
+  DeviceBlocks() = default;
   ~DeviceBlocks() {
-    for (std::size_t i = 0; i < mem.size(); ++i) set.devices[i]->release(mem[i]);
+    for (auto& [dev, mem] : held_) dev->release(mem);
   }
   DeviceBlocks(const DeviceBlocks&) = delete;
   DeviceBlocks& operator=(const DeviceBlocks&) = delete;
-  DeviceSet& set;
-  std::vector<DeviceMemory> mem;
+  DeviceMemory add(Device& d, std::size_t bytes) {
+    held_.emplace_back(&d, d.allocate(bytes));
+    return held_.back().second;
+  }
+
+ private:
+  std::vector<std::pair<Device*, DeviceMemory>> held_;
 };
 
 // GB/s of the best of `reps` runs of `copy` (which enqueues on `q`), timed on
@@ -86,9 +93,9 @@ std::vector<LinkMeasure> probe_links(DeviceSet& set, std::size_t bytes, int reps
     raise(Errc::invalid_argument, "--probe", "needs bytes and repetitions above 0");
   std::vector<LinkMeasure> out;
   HostBlock host(set, bytes);
-  DeviceBlocks blocks(set);
-  std::vector<DeviceMemory>& mem = blocks.mem;
-  for (auto& d : set.devices) mem.push_back(d->allocate(bytes));
+  DeviceBlocks blocks;
+  std::vector<DeviceMemory> mem;
+  for (auto& d : set.devices) mem.push_back(blocks.add(*d, bytes));
   // Devices in host memory (the cpu device) have no link of their own to measure.
   auto remote = [&](std::size_t i) { return set.devices[i]->info().memory_node != kHostNode; };
   for (std::size_t i = 0; i < set.devices.size(); ++i) {
@@ -122,6 +129,38 @@ std::vector<LinkMeasure> probe_links(DeviceSet& set, std::size_t bytes, int reps
       out.push_back(measure(set.topology, src.info().topology_id, dst.info().topology_id,
                             src.name(), dst.name(), peer ? "peer" : "via host", g));
     }
+  return out;
+}
+
+std::vector<LinkMeasure> probe_host_links_both_ways(DeviceSet& set, std::size_t bytes, int reps) {
+  if (bytes == 0 || reps < 1)
+    raise(Errc::invalid_argument, "--probe", "needs bytes and repetitions above 0");
+  std::vector<LinkMeasure> out;
+  HostBlock host(set, 2 * bytes);  // the first half goes in, the second comes home
+  char* from = static_cast<char*>(host.ptr());
+  std::vector<std::string> seen;  // links (topology nodes) measured
+  for (auto& dev : set.devices) {
+    Device& d = *dev;
+    const std::string id = d.info().topology_id;
+    if (d.info().memory_node == kHostNode || std::find(seen.begin(), seen.end(), id) != seen.end())
+      continue;
+    seen.push_back(id);
+    DeviceBlocks blocks;
+    const DeviceMemory a = blocks.add(d, bytes), b = blocks.add(d, bytes);
+    Queue& in = d.queue(QueueRole::copy_in);
+    Queue& back = d.queue(QueueRole::copy_out);
+    double best = 0;
+    for (int r = 0; r < reps; ++r) {
+      const double t0 = d.clock().now();
+      in.write(a, 0, from, bytes, host.kind());
+      back.read(from + bytes, b, 0, bytes, host.kind());
+      in.finish();
+      back.finish();
+      const double s = d.clock().now() - t0;
+      if (s > 0) best = std::max(best, double(bytes) / s / 1e9);
+    }
+    out.push_back(measure(set.topology, "host", id, "host", d.name(), "both ways", best));
+  }
   return out;
 }
 

@@ -28,4 +28,11 @@ struct LinkMeasure {
 // timed on it (their model's own figure).
 std::vector<LinkMeasure> probe_links(DeviceSet& set, std::size_t bytes, int reps);
 
+// Each link between host memory and a device memory once, through the first
+// device on it (partitions of one GPU share theirs): `bytes` copied in beside
+// `bytes` copied out at once, GB/s per direction, the best of `reps`; route
+// "both ways". What a run from host memory asks of a link: an H100's PCIe
+// carried 36 GB/s each way so, against 55 one way at a time.
+std::vector<LinkMeasure> probe_host_links_both_ways(DeviceSet& set, std::size_t bytes, int reps);
+
 }  // namespace baton::detail

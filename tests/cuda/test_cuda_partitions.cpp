@@ -1,8 +1,10 @@
-// Green-context SM partitions: creation, shared memory node, bad sizes, and
+// Green-context SM partitions: creation, shared memory node and host link, bad sizes, and
 // all partitions computing at once, each from its own worker thread.
 #include <thread>
 
+#include "baton/devices.hpp"
 #include "cuda_test.hpp"
+#include "resource/link_probe.hpp"
 
 using namespace baton;
 using namespace baton::test;
@@ -23,6 +25,21 @@ TEST(CudaPartitions, SplitsAGpuIntoDevicesOfTheAskedSizes) {
     EXPECT_TRUE(set[i].context().is_green());
     std::cout << "  " << info.name << ": " << info.description << "\n";
   }
+}
+
+// Partitions of one GPU share its host link: the probe of the links both
+// ways at once measures it once, and below what the link carries one way.
+TEST(CudaPartitions, ShareOneHostLinkMeasuredOnce) {
+  BATON_REQUIRE_CUDA();
+  if (!cuda::driver().has_green_contexts) GTEST_SKIP() << "driver without green contexts";
+  DeviceSet set = open_devices("cuda:0/64+32");
+  const auto probe = detail::probe_host_links_both_ways(set, std::size_t(64) << 20, 3);
+  ASSERT_EQ(probe.size(), 1u);
+  EXPECT_EQ(probe[0].to, "cuda0.p0");
+  EXPECT_GT(probe[0].measured_gbps, 1.0);
+  EXPECT_LE(probe[0].measured_gbps, probe[0].nominal_gbps);
+  std::cout << "  host <-> gpu0 both ways: " << probe[0].measured_gbps << " GB/s each way of "
+            << probe[0].nominal_gbps << "\n";
 }
 
 TEST(CudaPartitions, BadSizesSayWhatWouldFit) {

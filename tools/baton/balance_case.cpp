@@ -5,7 +5,7 @@
 
 #include "baton/error.hpp"
 #include "device/host_memory.hpp"
-#include "memory/coherence.hpp"
+#include "resource/link_probe.hpp"
 #include "workloads/balance_kernels.hpp"
 
 namespace baton::cli {
@@ -81,67 +81,14 @@ double gbps_out(const RunStats& r) {
   return r.makespan_s > 0 ? double(bytes) / r.makespan_s * 1e-9 : 0;
 }
 
-namespace {
-
-// The first device on each link between host memory and a device memory:
-// partitions of one GPU share its link, devices in host memory cross none.
-std::vector<Device*> first_on_each_host_link(const Runtime& rt) {
-  std::vector<std::string> seen;
-  std::vector<Device*> out;
-  for (const auto& d : rt.devices()) {
-    const DeviceInfo& info = d->info();
-    if (info.memory_node == kHostNode ||
-        std::find(seen.begin(), seen.end(), info.topology_id) != seen.end())
-      continue;
-    seen.push_back(info.topology_id);
-    out.push_back(d.get());
+HostLinks measure_host_links(DeviceSet& set) {
+  HostLinks links;
+  for (const detail::LinkMeasure& m :
+       detail::probe_host_links_both_ways(set, std::size_t(64) << 20, 3)) {
+    links.one_way_gbps += m.nominal_gbps;
+    links.both_ways_gbps += m.measured_gbps;
   }
-  return out;
-}
-
-// A device's memory for host_links_both_ways_gbps, given back however it ends.
-struct ProbeMemory {
-  ProbeMemory(Device& d, std::size_t bytes) : dev(d), mem(d.allocate(bytes)) {}
-  ~ProbeMemory() { dev.release(mem); }
-  ProbeMemory(const ProbeMemory&) = delete;
-  ProbeMemory& operator=(const ProbeMemory&) = delete;
-  Device& dev;
-  DeviceMemory mem;
-};
-
-}  // namespace
-
-double host_link_gbps(const Runtime& rt) {
-  double gbps = 0;
-  for (const Device* d : first_on_each_host_link(rt))
-    if (auto path = rt.topology().path(d->info().topology_id, "host")) gbps += path->gbps;
-  return gbps;
-}
-
-double host_links_both_ways_gbps(Runtime& rt) {
-  constexpr std::size_t kBytes = std::size_t(64) << 20;
-  constexpr int kReps = 3;
-  auto block = rt.buffer<char>(2 * kBytes);  // from the runtime's allocator: pinned on a GPU host
-  char* host = block.host().data();
-  const HostKind kind = block.state()->host_kind();
-  double sum = 0;
-  for (Device* d : first_on_each_host_link(rt)) {
-    ProbeMemory a(*d, kBytes), b(*d, kBytes);
-    Queue& in = d->queue(QueueRole::copy_in);
-    Queue& out = d->queue(QueueRole::copy_out);
-    double best = 0;
-    for (int r = 0; r < kReps; ++r) {
-      const double t0 = d->clock().now();
-      in.write(a.mem, 0, host, kBytes, kind);
-      out.read(host + kBytes, b.mem, 0, kBytes, kind);
-      in.finish();
-      out.finish();
-      const double s = d->clock().now() - t0;
-      if (s > 0) best = std::max(best, double(kBytes) / s * 1e-9);
-    }
-    sum += best;
-  }
-  return sum;
+  return links;
 }
 
 RunStats joined_runs(const std::vector<RunStats>& runs) {

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "baton/devices.hpp"
 #include "baton/runtime.hpp"
 
 namespace baton::cli {
@@ -52,15 +53,16 @@ RunStats joined_runs(const std::vector<RunStats>& runs);
 // Bytes per second that a run moved into the devices and out of them.
 double gbps_in(const RunStats& r);
 double gbps_out(const RunStats& r);
-// What the links between host memory and the devices that have memory of
-// their own carry per direction, GB/s, as the topology has them: each link
-// once, however many devices (partitions of one GPU) share it.
-double host_link_gbps(const Runtime& rt);
-// The same links measured: GB/s per direction with a copy in beside a copy
-// out on each at once (through its first device; the best of 3 of 64 MiB),
-// summed. Both ways at once is what a run from host memory asks of them: an
-// H100's PCIe carried 35.8 GB/s each way so, against 55 one way at a time.
-double host_links_both_ways_gbps(Runtime& rt);
+// The links between host memory and the devices with memory of their own,
+// each once however many devices (partitions of one GPU) share it, summed
+// per direction: the topology's one-way figure, and what they carry with a
+// copy in beside a copy out at once, measured (64 MiB, the best of 3). Both
+// ways at once is what a run from host memory asks of them.
+struct HostLinks {
+  double one_way_gbps = 0;
+  double both_ways_gbps = 0;
+};
+HostLinks measure_host_links(DeviceSet& set);
 
 // A run as bench balance's --json has it (the doctor reads the same).
 nlohmann::json run_json(const RunStats& r, double speedup_vs_static);
@@ -72,7 +74,7 @@ class BalanceCase {
   // Allocates and fills the buffers; throws Error(invalid_argument) when they
   // would not fit in the host's available memory. From host, `link_gbps` is
   // what the host links carry per direction both ways at once
-  // (host_links_both_ways_gbps, measured once by the caller): the oracle's cap.
+  // (HostLinks::both_ways_gbps, measured once by the caller): the oracle's cap.
   BalanceCase(Runtime& rt, const Shape& shape, double link_gbps = 0);
 
   const Shape& shape() const { return shape_; }

@@ -68,11 +68,13 @@ void run_balance(const BalanceArgs& args) {
   opt.devices = args.devices;
   opt.write_back = opt.write_back || args.shape.from_host;
   Recording recording(args.trace, args.report);
-  Runtime rt(opt);
+  DeviceSet set = open_devices(opt.devices, opt);
+  // Measured on the devices before the runtime takes them, as topo --probe does.
+  const HostLinks links = args.shape.from_host ? measure_host_links(set) : HostLinks{};
+  Runtime rt(std::move(set), opt);
   const auto& devs = rt.devices();
   const bool sim = rt.clock().is_virtual();
-  const double both_ways = args.shape.from_host ? host_links_both_ways_gbps(rt) : 0;
-  BalanceCase work(rt, args.shape, both_ways);
+  BalanceCase work(rt, args.shape, links.both_ways_gbps);
   progress("calibrating the devices, alone and side by side...");
   const Calibration cal = work.calibrate();
   const std::vector<double>& alone = cal.alone;
@@ -106,10 +108,9 @@ void run_balance(const BalanceArgs& args) {
   j["bytes_per_item"] = args.shape.bytes;
   j["passes"] = args.shape.passes;
   j["from_host"] = args.shape.from_host;
-  const double link_gbps = host_link_gbps(rt);
   if (args.shape.from_host) {
-    j["host_link_gbps"] = link_gbps;
-    j["host_link_both_ways_gbps"] = both_ways;
+    j["host_link_gbps"] = links.one_way_gbps;
+    j["host_link_both_ways_gbps"] = links.both_ways_gbps;
   }
   j["slowdown"] = args.slowdown;
   j["runs"] = nlohmann::json::array();
@@ -200,12 +201,12 @@ void run_balance(const BalanceArgs& args) {
       "  oracle: %s items/s, the sum of the rates above%s\n", si(cal.oracle_rate()).c_str(),
       cal.groups.empty() ? "" : " (devices that share a resource as they ran side by side)");
   std::printf("  host memory of buffers: %s\n", rt.host_memory().c_str());
-  if (args.shape.from_host && both_ways > 0)
+  if (args.shape.from_host && links.both_ways_gbps > 0)
     std::printf(
         "  from host: each run reads inputs the host just wrote and ends with its results in "
         "host memory; the oracle is capped by the host links' %s GB/s per direction, measured "
         "both ways at once (topology: %s GB/s one way)\n",
-        fixed(both_ways, 1).c_str(), fixed(link_gbps, 1).c_str());
+        fixed(links.both_ways_gbps, 1).c_str(), fixed(links.one_way_gbps, 1).c_str());
   else if (args.shape.from_host)
     std::printf("  from host: the devices work in host memory; no host link to cross\n");
   for (const auto& n : rt.notes()) std::printf("  note: %s\n", n.c_str());

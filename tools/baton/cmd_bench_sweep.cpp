@@ -104,8 +104,11 @@ void run_sweep(const SweepArgs& args) {
   Options opt = env_options();
   opt.devices = args.devices;
   opt.write_back = opt.write_back || args.from_host;
-  Runtime rt(opt);
-  const double both_ways = args.from_host ? host_links_both_ways_gbps(rt) : 0;
+  DeviceSet set = open_devices(opt.devices, opt);
+  // Measured on the devices before the runtime takes them, as topo --probe does.
+  const HostLinks links = args.from_host ? measure_host_links(set) : HostLinks{};
+  const double both_ways = links.both_ways_gbps;
+  Runtime rt(std::move(set), opt);
 
   std::vector<Row> rows;
   int repeated = 0;  // lengths of run whose case was already run (buffers at their cap)
@@ -167,7 +170,7 @@ void run_sweep(const SweepArgs& args) {
   j["rows"] = nlohmann::json::array();
   j["from_host"] = args.from_host;
   if (args.from_host) {
-    j["host_link_gbps"] = host_link_gbps(rt);
+    j["host_link_gbps"] = links.one_way_gbps;
     j["host_link_both_ways_gbps"] = both_ways;
   }
   std::vector<std::string> head{"fma/item", "bytes/item", "items", "ms (ws)"};
@@ -233,7 +236,7 @@ void run_sweep(const SweepArgs& args) {
         "from host: inputs written by the host before each run, results home at its end; "
         "the oracle is capped by the host links' %s GB/s per direction, measured both ways at "
         "once (topology: %s GB/s one way)\n",
-        fixed(both_ways, 1).c_str(), fixed(host_link_gbps(rt), 1).c_str());
+        fixed(both_ways, 1).c_str(), fixed(links.one_way_gbps, 1).c_str());
   else if (args.from_host)
     std::printf("from host: the devices work in host memory; no host link to cross\n");
   std::fputs(t.str().c_str(), stdout);

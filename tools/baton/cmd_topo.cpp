@@ -3,7 +3,8 @@
 // best paths between the nodes that hold devices and host memory; --json,
 // --save FILE (the topology file format, which --topology FILE and sim files
 // read back), --dot (Graphviz, to draw it), --probe (each link measured by
-// timed copies beside its nominal figure, far slower ones flagged).
+// timed copies beside its nominal figure, far slower ones flagged; each host
+// link also both ways at once).
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -46,7 +47,9 @@ nlohmann::json probe_json(const std::vector<detail::LinkMeasure>& probe) {
 }
 
 void print_probe(const std::vector<detail::LinkMeasure>& probe) {
-  std::printf("links measured (timed copies, the best of 3; 'slow': below half the nominal):\n");
+  std::printf(
+      "links measured (timed copies, the best of 3; 'both ways': a copy in beside a copy out, "
+      "GB/s each way; 'slow': below half the nominal):\n");
   Table t({"from", "to", "route", "kind", "nominal GB/s", "measured GB/s", ""});
   for (const auto& m : probe)
     t.add({m.from, m.to, m.route, m.kind, m.nominal_gbps > 0 ? fixed(m.nominal_gbps, 1) : "-",
@@ -102,7 +105,11 @@ void run_topo(const TopoArgs& a) {
     }
     if (real) host = detail::host_tree();
     origin = "discovered (" + a.devices + ")";
-    if (a.probe) probe = detail::probe_links(set, std::size_t(a.probe_mib) << 20, 3);
+    if (a.probe) {
+      const std::size_t bytes = std::size_t(a.probe_mib) << 20;
+      probe = detail::probe_links(set, bytes, 3);
+      for (auto& m : detail::probe_host_links_both_ways(set, bytes, 3)) probe.push_back(m);
+    }
   } else {
     t = Topology::load(a.file);
   }
