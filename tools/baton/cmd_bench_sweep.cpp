@@ -173,7 +173,7 @@ void run_sweep(const SweepArgs& args) {
     j["host_link_gbps"] = links.one_way_gbps;
     j["host_link_both_ways_gbps"] = both_ways;
   }
-  std::vector<std::string> head{"fma/item", "bytes/item", "items", "ms (ws)"};
+  std::vector<std::string> head{"fma/item", "bytes/item", "items", "ms asked", "ms (ws)"};
   for (const auto& p : policies) head.push_back(p + " %");
   head.push_back("GB/s (ws)");
   if (args.from_host) head.insert(head.end(), {"in GB/s", "out GB/s"});
@@ -185,10 +185,12 @@ void run_sweep(const SweepArgs& args) {
   for (const Row& r : rows) {
     const RunStats& main = r.runs[ws >= 0 ? ws : 0];
     std::vector<std::string> cells{std::to_string(r.shape.iters), std::to_string(r.shape.bytes),
-                                   std::to_string(r.shape.items), fixed(main.makespan_s * 1e3, 2)};
+                                   std::to_string(r.shape.items), fixed(r.target_ms, 0),
+                                   fixed(main.makespan_s * 1e3, 2)};
     nlohmann::json jr{{"iters", r.shape.iters},
                       {"bytes_per_item", r.shape.bytes},
                       {"items", r.shape.items},
+                      {"target_ms", r.target_ms},
                       {"oracle_items_per_s", r.cal.oracle_rate()},
                       {"runs", nlohmann::json::array()}};
     for (std::size_t p = 0; p < policies.size(); ++p) {
