@@ -217,35 +217,6 @@ TEST(PoliciesSim, ChunksAreNoSmallerThanWhatADeviceRunsAtOnce) {
   }
 }
 
-// A run from host memory with write-back copies each span in before it runs
-// and its results home after: the first span's copy in is a pipeline's
-// fill, the last one's copy home its drain. Its spans are cut finer than 16
-// a device; a run on data the devices hold keeps 16, as one whose copies go
-// one way only.
-TEST(PoliciesSim, SpansAreCutFinerWhereTheirDataCrossesALinkBothWays) {
-  Options o;
-  o.devices = "sim:dgx1";
-  o.perf_model_file = "";
-  o.write_back = true;
-  Runtime rt(o);
-  const std::uint64_t n = std::uint64_t(1) << 26;
-  auto src = rt.buffer<float>(n);
-  auto dst = rt.buffer<float>(n);
-  Kernel k = workloads::fma_rows_kernel(1, 1, false);
-  auto go = [&](Buffer<float>& from, Buffer<float>& to) {
-    return rt.parallel_for(Range{n, 0}, k, in(from), out(to), 1.0f, 0.0f, 1, 1,
-                           Policy::by_name("static"));
-  };
-  const RunStats from_host = go(src, dst);
-  // Reads what the first run left on each device; only its results cross.
-  const RunStats resident = go(dst, src);
-  ASSERT_EQ(from_host.devices.size(), 8u);
-  for (std::size_t d = 0; d < 8; ++d) {
-    EXPECT_GT(from_host.devices[d].chunks, 16u) << from_host.devices[d].name;
-    EXPECT_EQ(resident.devices[d].chunks, 16u) << resident.devices[d].name;
-  }
-}
-
 // A few heavy items, fewer than a GPU runs at once (the partitions of
 // sim_waves.json): a device takes as long for its share as for a whole wave,
 // so a span stolen to run after its own doubles a thief's time. On the H200
