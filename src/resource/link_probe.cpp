@@ -149,17 +149,12 @@ std::vector<LinkMeasure> probe_host_links_both_ways(DeviceSet& set, std::size_t 
     const DeviceMemory a = blocks.add(d, bytes), b = blocks.add(d, bytes);
     Queue& in = d.queue(QueueRole::copy_in);
     Queue& back = d.queue(QueueRole::copy_out);
-    double best = 0;
-    for (int r = 0; r < reps; ++r) {
-      const double t0 = d.clock().now();
+    const double g = best_gbps(d.clock(), back, bytes, reps, [&] {
       in.write(a, 0, from, bytes, host.kind());
       back.read(from + bytes, b, 0, bytes, host.kind());
-      in.finish();
-      back.finish();
-      const double s = d.clock().now() - t0;
-      if (s > 0) best = std::max(best, double(bytes) / s / 1e9);
-    }
-    out.push_back(measure(set.topology, "host", id, "host", d.name(), "both ways", best));
+      in.finish();  // best_gbps waits for `back`
+    });
+    out.push_back(measure(set.topology, "host", id, "host", d.name(), "both ways", g));
   }
   return out;
 }

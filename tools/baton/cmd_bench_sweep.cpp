@@ -107,7 +107,6 @@ void run_sweep(const SweepArgs& args) {
   DeviceSet set = open_devices(opt.devices, opt);
   // Measured on the devices before the runtime takes them, as topo --probe does.
   const HostLinks links = args.from_host ? measure_host_links(set) : HostLinks{};
-  const double both_ways = links.both_ways_gbps;
   Runtime rt(std::move(set), opt);
 
   std::vector<Row> rows;
@@ -136,7 +135,7 @@ void run_sweep(const SweepArgs& args) {
         progress("[" + std::to_string(step) + "/" + std::to_string(cases) + "] " +
                  std::to_string(it) + " fma steps, " + std::to_string(b) + " bytes, ~" +
                  fixed(target, 0) + " ms");
-        auto work = sized_case(rt, shape, target, start, most, both_ways);
+        auto work = sized_case(rt, shape, target, start, most, links.both_ways_gbps);
         Row row;
         row.shape = work->shape();
         row.target_ms = target;
@@ -171,7 +170,7 @@ void run_sweep(const SweepArgs& args) {
   j["from_host"] = args.from_host;
   if (args.from_host) {
     j["host_link_gbps"] = links.one_way_gbps;
-    j["host_link_both_ways_gbps"] = both_ways;
+    j["host_link_both_ways_gbps"] = links.both_ways_gbps;
   }
   std::vector<std::string> head{"fma/item", "bytes/item", "items", "ms asked", "ms (ws)"};
   for (const auto& p : policies) head.push_back(p + " %");
@@ -233,12 +232,12 @@ void run_sweep(const SweepArgs& args) {
   for (const auto& d : rt.devices()) names += (names.empty() ? "" : ", ") + d->name();
   std::printf("bench sweep on %s: %% of the oracle per policy (medians of %d)%s\n", names.c_str(),
               args.repeat, rt.clock().is_virtual() ? " (sim: virtual time)" : ", results checked");
-  if (args.from_host && both_ways > 0)
+  if (args.from_host && links.both_ways_gbps > 0)
     std::printf(
         "from host: inputs written by the host before each run, results home at its end; "
         "the oracle is capped by the host links' %s GB/s per direction, measured both ways at "
         "once (topology: %s GB/s one way)\n",
-        fixed(both_ways, 1).c_str(), fixed(links.one_way_gbps, 1).c_str());
+        fixed(links.both_ways_gbps, 1).c_str(), fixed(links.one_way_gbps, 1).c_str());
   else if (args.from_host)
     std::printf("from host: the devices work in host memory; no host link to cross\n");
   std::fputs(t.str().c_str(), stdout);
