@@ -217,6 +217,35 @@ TEST(PoliciesSim, ChunksAreNoSmallerThanWhatADeviceRunsAtOnce) {
   }
 }
 
+// A run from host memory with write-back copies each span in before it runs
+// and its results home after: the first span's copy in is a pipeline's
+// fill, the last one's copy home its drain. Its spans are cut finer than 16
+// a device; a run on data the devices hold keeps 16, as one whose copies go
+// one way only.
+TEST(PoliciesSim, SpansAreCutFinerWhereTheirDataCrossesALinkBothWays) {
+  Options o;
+  o.devices = "sim:dgx1";
+  o.perf_model_file = "";
+  o.write_back = true;
+  Runtime rt(o);
+  const std::uint64_t n = std::uint64_t(1) << 26;
+  auto src = rt.buffer<float>(n);
+  auto dst = rt.buffer<float>(n);
+  Kernel k = workloads::fma_rows_kernel(1, 1, false);
+  auto go = [&](Buffer<float>& from, Buffer<float>& to) {
+    return rt.parallel_for(Range{n, 0}, k, in(from), out(to), 1.0f, 0.0f, 1, 1,
+                           Policy::by_name("static"));
+  };
+  const RunStats from_host = go(src, dst);
+  // Reads what the first run left on each device; only its results cross.
+  const RunStats resident = go(dst, src);
+  ASSERT_EQ(from_host.devices.size(), 8u);
+  for (std::size_t d = 0; d < 8; ++d) {
+    EXPECT_GT(from_host.devices[d].chunks, 16u) << from_host.devices[d].name;
+    EXPECT_EQ(resident.devices[d].chunks, 16u) << resident.devices[d].name;
+  }
+}
+
 // A few heavy items, fewer than a GPU runs at once (the partitions of
 // sim_waves.json): a device takes as long for its share as for a whole wave,
 // so a span stolen to run after its own doubles a thief's time. On the H200
@@ -258,6 +287,51 @@ TEST(PoliciesSim, WsRunsWholeWaves) {
       partial += t->span.size() % at_once[dev] != 0;
     }
     EXPECT_LE(partial, 1) << "device " << dev << ":" << parts;
+  }
+}
+
+// A share is cut into even chunks: a cut of chunks of the grain and a sliver
+// of what is left pays the sliver's fixed costs (its copies' start-up, a
+// launch) for little work. On sim:dgx1 from host memory such cuts gave ws 44
+// to 69 chunks a device where static ran 38, and ws trailed static.
+TEST(PoliciesSim, WsCutsAShareInEvenChunks) {
+  detail::MachineView machine;
+  machine.devices = 2;
+  machine.paths.assign(2, std::vector<PathCost>(2));
+  const std::vector<std::uint64_t> at_once{1, 1};
+  for (std::uint64_t items : {1'000'003u, 999'999u, 777'777u}) {
+    detail::Plan plan;
+    plan.items = items;
+    plan.max_chunk = plan.min_chunk = 13'514;  // ws's grain: 37 chunks of an even share
+    plan.weights = {1, 1};
+    plan.paths = &machine.paths;
+    plan.parallel_items = &at_once;
+    auto policy = detail::find_policy("ws").make(machine);
+    auto source = policy->make_chunk_source();
+    source->start(plan);
+    struct Cut {
+      std::uint64_t least = ~0ull, most = 0, items = 0, chunks = 0;
+    } cut[2];
+    for (bool more = true; more;) {  // the devices take turns, as equals do
+      more = false;
+      for (int dev : {0, 1}) {
+        auto t = source->next(dev);
+        if (!t) continue;
+        more = true;
+        source->completed(dev, t->span, double(t->span.size()) * 1e-9);
+        ASSERT_LT(t->victim, 0) << "equal devices in step steal nothing";
+        Cut& c = cut[dev];
+        c.least = std::min(c.least, t->span.size());
+        c.most = std::max(c.most, t->span.size());
+        c.items += t->span.size();
+        ++c.chunks;
+      }
+    }
+    for (const Cut& c : cut) {
+      EXPECT_LE(c.most, plan.max_chunk) << items << " items";
+      EXPECT_GE(c.least * 100, c.most * 99) << items << " items: a sliver";
+      EXPECT_EQ(c.chunks, (c.items + plan.max_chunk - 1) / plan.max_chunk) << items << " items";
+    }
   }
 }
 

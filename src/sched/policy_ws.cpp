@@ -199,32 +199,37 @@ class WsSource final : public ChunkSource {
     return std::max<std::uint64_t>(1, whole(dev) / quantum_);
   }
 
-  // Keeps the first `grain` units of t.span to run now; the rest goes back to
-  // dev's deque in halving pieces, largest first, so the largest sits on top.
-  // The lower pieces, which the owner runs first, are whole waves of what it
-  // runs at once: on a GPU a span of part of a wave takes most of a whole
-  // one's time (two half waves of 2^18-fma items took 1.27x one whole wave on
-  // an H200 partition), so what is left over of a wave goes on top, to run
-  // last or be stolen.
+  // Cuts t.span into even chunks of at most `grain` units and keeps the first
+  // to run now; the rest goes back to dev's deque in halving pieces of whole
+  // chunks, largest first, so the largest sits on top. Chunks of `grain` and
+  // a sliver of what is left would pay a chunk's fixed costs (its copies'
+  // start-up, a launch) for little work: on sim:dgx1 from host memory, shares
+  // that static ran in 38 chunks took ws 44 to 69 so. Chunks are whole waves
+  // of what dev runs at once: on a GPU a span of part of a wave takes most of
+  // a whole one's time (two half waves of 2^18-fma items took 1.27x one whole
+  // wave on an H200 partition), so what is left over of a wave goes on top,
+  // to run last or be stolen.
   Take run(Take t, std::uint64_t grain, int dev) {
     Span& s = t.span;
     // A span that one pass of a native launcher holds runs whole: a piece
     // left of it would cost whoever runs it another pass.
     if (plan_.pass(dev) > 1 && s.size() <= plan_.pass(dev) / quantum_) grain = s.size();
     if (s.size() > grain) {
-      Span rest{s.begin + grain, s.end};
-      s.end = rest.begin;
+      const std::uint64_t pieces = (s.size() + grain - 1) / grain;
+      std::uint64_t chunk = (s.size() + pieces - 1) / pieces;
       const std::uint64_t wave = wave_units(dev);
-      while (rest.size() > grain) {  // upper halves, largest first
-        std::uint64_t half = rest.size() / 2;
-        half = half >= wave ? half - half % wave : wave;
-        if (half >= rest.size()) break;
-        const std::uint64_t mid = rest.begin + half;
-        push(dev, {mid, rest.end});
-        rest.end = mid;
+      chunk = std::min(s.size(), (chunk + wave - 1) / wave * wave);
+      Span rest{s.begin + chunk, s.end};
+      s.end = rest.begin;
+      while (rest.size() > chunk) {  // upper halves, largest first
+        const std::uint64_t lower = (rest.size() + chunk - 1) / chunk / 2 * chunk;
+        push(dev, {rest.begin + lower, rest.end});
+        rest.end = rest.begin + lower;
       }
-      if (!rest.empty()) push(dev, rest);
-      t.left_work = true;
+      if (!rest.empty()) {
+        push(dev, rest);
+        t.left_work = true;
+      }
     }
     s = to_items(s);
     note_started(dev, s.size());

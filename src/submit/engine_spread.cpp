@@ -7,6 +7,7 @@
 #include "baton/error.hpp"
 #include "submit/engine.hpp"
 #include "submit/launch.hpp"
+#include "submit/span_size.hpp"
 
 namespace baton::detail {
 
@@ -41,20 +42,12 @@ void Engine::start_split(TaskRecord* t) {
   run->policy = t->policy;
 
   const Options& o = options_;
-  // Spans are sized by the devices that can take part (weight > 0), not all
-  // of the runtime's: a task for one of 64 devices is not cut 64 times finer.
-  const std::uint64_t n = t->range.n;
-  const std::uint64_t devices = std::max<std::uint64_t>(
-      1, std::uint64_t(std::count_if(w.begin(), w.end(), [](double x) { return x > 0; })));
   Plan& plan = run->plan;
-  plan.items = n;
+  plan.items = t->range.n;
   // Spans handed out are sized as without a chunk; a chunk the user gave is
   // the launch size within them, and the least span.
-  // A span of at least 64 items, where there are so many: below that, a
-  // trip through the source costs more than the span saves in balance.
   plan.launch = t->range.chunk;
-  plan.max_chunk = std::max<std::uint64_t>(
-      {1, t->range.chunk, n / (devices * 16), std::min<std::uint64_t>(n, 64)});
+  plan.max_chunk = largest_span(machine_, *t, w, o.write_back);
   plan.min_chunk = std::max<std::uint64_t>(
       {1, t->range.chunk, std::uint64_t(double(plan.max_chunk) / std::max(1.0, o.min_chunk_div))});
   plan.min_chunk_s = o.min_chunk_us * 1e-6;
@@ -66,7 +59,7 @@ void Engine::start_split(TaskRecord* t) {
   plan.bytes_per_item = bytes_per_item(t->args);
   run->source->start(plan);
 
-  run->remaining.store(n, std::memory_order_relaxed);
+  run->remaining.store(t->range.n, std::memory_order_relaxed);
   run->reruns.store(0, std::memory_order_relaxed);
   run->participating.assign(workers_.size(), 0);
   run->stats.resize(workers_.size());

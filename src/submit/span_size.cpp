@@ -1,0 +1,53 @@
+#include "submit/span_size.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "memory/coherence.hpp"
+#include "submit/launch.hpp"
+
+namespace baton::detail {
+
+std::uint64_t largest_span(const MachineView& m, const TaskRecord& t, const std::vector<double>& w,
+                           bool write_back) {
+  const std::uint64_t n = t.range.n;
+  const std::uint64_t devices = std::max<std::uint64_t>(
+      1, std::uint64_t(std::count_if(w.begin(), w.end(), [](double x) { return x > 0; })));
+  // A span of at least 64 items, where there are so many: below that, a
+  // trip through the source costs more than the span saves in balance.
+  const std::uint64_t least =
+      std::max<std::uint64_t>({1, t.range.chunk, std::min<std::uint64_t>(n, 64)});
+  std::uint64_t most = std::max(least, n / (devices * 16));
+  if (!t.tracked) return most;
+  // Each device's share is taken as a weighted split of the range in device
+  // order, as the policies first hand it out.
+  const double total = std::accumulate(w.begin(), w.end(), 0.0);
+  double before = 0;
+  for (int d = 0; d < m.devices && total > 0; ++d) {
+    if (!(w[d] > 0)) continue;
+    const std::uint64_t b = t.range.first + std::uint64_t(double(n) * before / total);
+    before += w[d];
+    const std::uint64_t e = t.range.first + std::uint64_t(double(n) * before / total);
+    const PathCost& link = m.host_path[std::size_t(d)];
+    if (e <= b || !(link.gbps > 0)) continue;
+    double in = 0, out = 0;
+    for (const RunArg& a : t.args) {
+      // Only what each item touches grows with the span: fixed parts are
+      // copied once, before the first span, however it is cut.
+      if (!a.is_buffer || a.buffer.part.per_item == 0 || a.buffer.state->instances()) continue;
+      const Span r = byte_region(a.buffer, Span{b, e});
+      if (a.buffer.mode != Access::out)
+        in += double(r.size() - std::min(r.size(), a.buffer.state->valid_bytes(m.memory_node[d],
+                                                                               r.begin, r.end)));
+      if (a.buffer.mode != Access::in && write_back) out += double(r.size());
+    }
+    const double copy_s = link.seconds(std::min(in, out));
+    const double start_s = std::max(1e-6, link.latency_us * 1e-6);
+    const double spans = std::min(std::sqrt(copy_s / start_s), kCopiedSpansMost);
+    if (spans > 16) most = std::min(most, std::uint64_t(double(e - b) / spans));
+  }
+  return std::max(least, most);
+}
+
+}  // namespace baton::detail
