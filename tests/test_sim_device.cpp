@@ -205,6 +205,55 @@ TEST(SimClock, AParkedWorkerCountsAsBlockedAndAnUnparkWakesIt) {
   EXPECT_TRUE(woke);
 }
 
+// A machine's wake_us: an unparked thread runs that much later in virtual
+// time, or at its own time if that comes first.
+TEST(SimClock, AnUnparkedThreadRunsAWakeLater) {
+  auto clock = std::make_shared<detail::SimClock>();
+  clock->wake_after(0.5);
+  auto parker = clock->make_parker(true);
+  double woke_at = -1;
+  clock->worker_starting(*parker);
+  std::thread worker([&] {
+    clock->attach_worker(*parker);
+    parker->park();
+    woke_at = clock->now();
+    parker->park_until(4.0);  // woken at 3.8 + 0.5: its own time comes first
+    woke_at += clock->now();
+    clock->detach_worker();
+  });
+  clock->wait_until(2.0);
+  parker->unpark();
+  clock->wait_until(3.8);
+  parker->unpark();
+  clock->wait_until(10.0);
+  clock->host_leaving();
+  worker.join();
+  EXPECT_DOUBLE_EQ(woke_at, 2.5 + 4.0);
+}
+
+// A spread task's devices start a wake after it is submitted, as an H100's
+// partitions began a run's first chunk 50 to 100 us after it.
+TEST(SimDevice, ARunStartsAWakeAfterItsSubmission) {
+  for (double wake_us : {0.0, 100.0}) {
+    const char* path = "test_sim_wake.json";
+    std::ofstream(path) << R"({"launch_us": 0, "execute": false, "wake_us": )" << wake_us
+                        << R"(, "devices": [{"id": "a", "speed": 2}, {"id": "b", "speed": 1}]})";
+    Options o;
+    o.devices = std::string("sim:") + path;
+    o.perf_model_file = "";
+    Runtime rt(o);
+    std::remove(path);
+    Kernel k("work");
+    k.cpu([](Span, const KernelArgs&) {});
+    k.cost([](Span s) { return 1e4 * double(s.size()); });            // 10 us an item at speed 1
+    rt.parallel_for(Range{3000, 0}, k, Policy::by_name("weighted"));  // workers park after it
+    const RunStats r = rt.parallel_for(Range{3000, 0}, k, Policy::by_name("weighted"));
+    double busy = 0;
+    for (const auto& d : r.devices) busy = std::max(busy, d.busy_s);
+    EXPECT_NEAR(r.makespan_s - busy, wake_us * 1e-6, 1e-9) << wake_us;
+  }
+}
+
 // A host thread that ends in its turn gives it up: another host's wait moves
 // time.
 TEST(SimClock, AHostThreadThatEndsGivesUpItsTurn) {
@@ -244,6 +293,7 @@ TEST(SimDevice, BadTopologyFilesAreClearErrors) {
       R"({"devices": [{"id": "a", "speed": 1}], "switches": ["a"]})",
       R"({"pipeline_depth": 0, "devices": [{"id": "a", "speed": 1}]})",
       R"({"pipeline_depth": 2.5, "devices": [{"id": "a", "speed": 1}]})",
+      R"({"wake_us": -1, "devices": [{"id": "a", "speed": 1}]})",
   };
   for (const char* text : cases) {
     try {

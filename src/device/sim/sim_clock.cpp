@@ -44,10 +44,16 @@ class SimClock::SimParker final : public Parker {
   void unpark() override {
     std::lock_guard lock(clock_->mu_);
     permit_ = true;
-    if (parked_ && parked_->blocked) {
+    if (!parked_ || !parked_->blocked) return;
+    // Still blocked, until it has woken (or its own time came first); with
+    // no host left to wait, time no longer moves (the workers are stopping).
+    if (clock_->wake_s_ > 0 && !clock_->hosts_.empty()) {
+      const double at = clock_->now() + clock_->wake_s_;
+      if (parked_->until < 0 || at < parked_->until) parked_->until = at;
+    } else {
       clock_->release(*parked_);
-      clock_->pass_turn();
     }
+    clock_->pass_turn();
   }
   Seat& seat() { return own_; }
 
@@ -116,6 +122,11 @@ void SimClock::host_leaving() {
   if (turn_ == it->second.get()) turn_ = nullptr;
   hosts_.erase(it);
   pass_turn();
+}
+
+void SimClock::wake_after(double seconds) {
+  std::lock_guard lock(mu_);
+  wake_s_ = std::max(wake_s_, seconds);
 }
 
 void SimClock::wait_until(double t) {

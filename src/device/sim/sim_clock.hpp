@@ -40,6 +40,9 @@ class SimClock final : public Clock, public std::enable_shared_from_this<SimCloc
   void host_leaving() override;
   // Blocks the calling thread until virtual time reaches `t`.
   void wait_until(double t);
+  // A parked thread runs this long after it is unparked (0: at once). The
+  // devices of a set share the clock: the largest asked for holds.
+  void wake_after(double seconds);
 
  private:
   class SimParker;
@@ -67,6 +70,7 @@ class SimClock final : public Clock, public std::enable_shared_from_this<SimCloc
   // All under mu_.
   std::mutex mu_;
   std::atomic<double> now_{0.0};
+  double wake_s_ = 0;
   Seat* turn_ = nullptr;  // the seat whose thread runs; none: nobody runs
   std::deque<Seat*> ready_;
   std::vector<Seat*> blocked_;

@@ -264,6 +264,7 @@ Backend sim_backend() {
     std::shared_ptr<void>& shared = ctx.shared("sim");
     if (!shared) shared = std::make_shared<SimClock>();
     auto clock = std::static_pointer_cast<SimClock>(shared);
+    clock->wake_after(m.wake_us * 1e-6);
     const double launch_us = m.launch_us >= 0 ? m.launch_us : ctx.options().sim_launch_us;
     const bool execute = m.execute >= 0 ? m.execute == 1 : ctx.options().sim_execute;
     std::shared_ptr<PerfModel> measured;

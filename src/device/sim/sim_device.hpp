@@ -54,6 +54,10 @@ struct SimMachine {
   // Between device, switch ids and "host"; every device has one to host.
   std::vector<TopoLink> links;
   double launch_us = -1;  // < 0: BATON_SIM_LAUNCH_US
+  // How long a parked thread (a device's worker, a host waiting on a task)
+  // takes to run once woken: a futex wake-up and the cold first launch after
+  // it. On an H100 a run's first chunk began 50 to 100 us after the run.
+  double wake_us = 0;
   int execute = -1;  // run kernels and copy bytes (1), keep time only (0); < 0: BATON_SIM_EXECUTE
   // Work its workers keep in flight: 1 runs each chunk's copies and kernel in
   // turn; a GPU's 3 copies the next chunk in while the kernel runs.

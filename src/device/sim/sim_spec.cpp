@@ -1,6 +1,7 @@
 // The ways to describe sim devices: a list of speeds, or a JSON file (a
 // preset's name stands for presets/NAME.json):
-// {"about": "where the figures come from", "launch_us": 5, "execute": true, "pipeline_depth": 3,
+// {"about": "where the figures come from", "launch_us": 5, "wake_us": 0, "execute": true,
+//  "pipeline_depth": 3,
 //  "perf_models": "~/.cache/baton/perf_models.json",
 //  "devices": [{"id": "gpu0", "speed": 8, "memory_gbps": 3350, "memory_gib": 80,
 //               "parallel_items": 270336, "measured_as": "cuda0 | NVIDIA H200",
@@ -100,6 +101,8 @@ SimMachine sim_machine_from_json(const std::string& text, const std::string& ori
     m.launch_us = number(j, "launch_us", 0, "top level");
     if (m.launch_us < 0) bad("launch_us must not be negative");
   }
+  m.wake_us = number(j, "wake_us", 0, "top level");
+  if (!(m.wake_us >= 0 && m.wake_us <= 1e6)) bad("wake_us must be from 0 to 10^6");
   if (j.contains("pipeline_depth")) {
     const double depth = number(j, "pipeline_depth", 1, "top level");
     if (depth != std::floor(depth) || depth < 1 || depth > 8)
