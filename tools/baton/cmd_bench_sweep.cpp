@@ -52,22 +52,25 @@ std::vector<T> numbers(const std::string& list, const char* option) {
   return out;
 }
 
-// A case of about `ms` under ws: its items grown from `start` (a small probe,
-// or what the last length of run took, scaled) up to `most`. The probe that
-// lands is the case: buffers of GiBs take seconds to make. Probes run ws, not
+// A case of `ms` under ws, up to 30 % more, never less (within a factor of
+// 2, cases sized for 20 ms ran 10 to 17 ms on an H100: no run of 20 ms):
+// its items grown from `start` (a small probe, or what the last length of run
+// took, scaled) up to `most`; `took_s` is what it took. The probe that lands
+// is the case: buffers of GiBs take seconds to make. Probes run ws, not
 // weighted: a new case's kernel is weighted by the devices' nominal peaks
 // until it is calibrated: a CPU beside an H100 then got far too much, and
 // cases sized for 20 ms ran 1.5 ms once calibrated.
 std::unique_ptr<BalanceCase> sized_case(Runtime& rt, Shape shape, double ms, std::uint64_t start,
-                                        std::uint64_t most, double link_gbps) {
+                                        std::uint64_t most, double link_gbps, double& took_s) {
   shape.items = std::clamp<std::uint64_t>(start, 16, std::max<std::uint64_t>(16, most));
   for (int round = 0;; ++round) {
     auto probe = std::make_unique<BalanceCase>(rt, shape, link_gbps);
     probe->run("ws");  // warm: buffers on the devices, modules loaded
     const double s = probe->run("ws").makespan_s;
+    took_s = s;
     const double want = ms * 1e-3;
-    if ((s >= want / 2 && s <= want * 2) || round == 5) return probe;
-    const double scale = s > 0 ? want / s : 64;
+    if ((s >= want && s <= want * 1.3) || round == 5) return probe;
+    const double scale = s > 0 ? want * 1.12 / s : 64;
     const std::uint64_t next =
         std::clamp<std::uint64_t>(std::uint64_t(double(shape.items) * std::min(scale, 64.0)), 16,
                                   std::max<std::uint64_t>(16, most));
@@ -122,7 +125,7 @@ void run_sweep(const SweepArgs& args) {
       const std::uint64_t most =
           most_items(rt, shape, std::uint64_t(args.max_gib * double(1ull << 30)));
       std::uint64_t start = 1 << 10;  // the next length's first probe
-      double last_ms = 0;
+      double last_ms = 0;             // what the last length's case took under ws
       for (double target : ms) {
         ++step;
         if (last_ms > 0) {
@@ -135,7 +138,8 @@ void run_sweep(const SweepArgs& args) {
         progress("[" + std::to_string(step) + "/" + std::to_string(cases) + "] " +
                  std::to_string(it) + " fma steps, " + std::to_string(b) + " bytes, ~" +
                  fixed(target, 0) + " ms");
-        auto work = sized_case(rt, shape, target, start, most, links.both_ways_gbps);
+        double took_s = 0;
+        auto work = sized_case(rt, shape, target, start, most, links.both_ways_gbps, took_s);
         Row row;
         row.shape = work->shape();
         row.target_ms = target;
@@ -152,7 +156,7 @@ void run_sweep(const SweepArgs& args) {
         }
         progress_result(line);
         rows.push_back(std::move(row));
-        last_ms = target;
+        last_ms = took_s * 1e3;
       }
     }
   progress_done();
