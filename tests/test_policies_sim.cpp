@@ -462,6 +462,38 @@ TEST(PoliciesSim, WsLeavesALateStartersShareAlone) {
   EXPECT_EQ(stolen->victim, 0);
 }
 
+// At the tail a slow device with work in flight leaves its last chunk to a
+// fast one that is finishing its own: popped three deep into a GPU's
+// pipeline, such chunks ran while faster partitions idled (sim of H100
+// partitions' models: ws 1.68 ms against weighted's 1.56, now 1.56).
+TEST(PoliciesSim, WsLeavesASlowDevicesLastChunkToAFastOneFinishing) {
+  detail::MachineView machine;
+  machine.devices = 2;
+  machine.paths.assign(2, std::vector<PathCost>(2));
+  detail::Plan plan;
+  plan.items = 900;
+  plan.max_chunk = plan.min_chunk = 50;
+  plan.weights = {8, 1};  // shares of 800 and 100 items
+  plan.paths = &machine.paths;
+  auto policy = detail::find_policy("ws").make(machine);
+  auto source = policy->make_chunk_source();
+  source->start(plan);
+  auto slow = source->next(1);  // in flight to the end of the test
+  ASSERT_TRUE(slow);
+  ASSERT_EQ(slow->span.size(), 50u);
+  for (int i = 0; i < 16; ++i) {  // the fast device's share; the last stays in flight
+    auto t = source->next(0);
+    ASSERT_TRUE(t);
+    ASSERT_LT(t->victim, 0) << "chunk " << i;
+    if (i < 15) source->completed(0, t->span, 50 / 80e3);  // 8x the slow one's rate
+  }
+  EXPECT_FALSE(source->next(1)) << "the slow device took its last chunk";
+  auto stolen = source->next(0);
+  ASSERT_TRUE(stolen);
+  EXPECT_EQ(stolen->victim, 1);
+  EXPECT_EQ(stolen->span.size(), 50u);
+}
+
 // A simulated run follows from the work and the policies alone: the same run
 // on a fresh runtime steals the same spans and ends at the same instant,
 // however the host schedules the workers' threads (before the clock's turns,
