@@ -109,6 +109,25 @@ struct Thief {
   }
 };
 
+// A chunk source of `name` for two devices with free paths between them;
+// start() gives it a plan, its paths filled in.
+struct TwoDevices {
+  detail::MachineView machine;
+  std::unique_ptr<detail::SchedulingPolicy> policy;
+  std::unique_ptr<detail::ChunkSource> source;
+
+  explicit TwoDevices(const char* name) {
+    machine.devices = 2;
+    machine.paths.assign(2, std::vector<PathCost>(2));
+    policy = detail::find_policy(name).make(machine);
+    source = policy->make_chunk_source();
+  }
+  void start(detail::Plan plan) {
+    plan.paths = &machine.paths;
+    source->start(plan);
+  }
+};
+
 }  // namespace
 
 TEST(PoliciesSim, WsTopoStealsOnlyWhenTheTransferPays) {
@@ -194,20 +213,16 @@ TEST(PoliciesSim, WsLeavesTheLastHeavyItemsToFasterDevices) {
 // device that runs one item at a time still gets chunks of at most max_chunk.
 TEST(PoliciesSim, ChunksAreNoSmallerThanWhatADeviceRunsAtOnce) {
   for (const char* name : {"static", "weighted", "ws", "ws-topo"}) {
-    detail::MachineView machine;
-    machine.devices = 2;
-    machine.paths.assign(2, std::vector<PathCost>(2));
+    TwoDevices two(name);
+    auto& source = two.source;
     const std::vector<std::uint64_t> at_once{600, 1};
     detail::Plan plan;
     plan.items = 1000;
     plan.max_chunk = 100;
     plan.min_chunk = 10;
     plan.weights = {1.0, 1.0};
-    plan.paths = &machine.paths;
     plan.parallel_items = &at_once;
-    auto policy = detail::find_policy(name).make(machine);
-    auto source = policy->make_chunk_source();
-    source->start(plan);
+    two.start(plan);
     auto wide = source->next(0);
     ASSERT_TRUE(wide) << name;
     EXPECT_EQ(wide->span.size(), 500u) << name << ": its whole share at once";
@@ -262,20 +277,16 @@ TEST(PoliciesSim, WsKeepsUpOnAFewHeavyItems) {
 // H200: of a device's own share, every chunk but one is whole waves (two
 // half waves there took 1.27x one whole wave, and ws 0.89x of weighted).
 TEST(PoliciesSim, WsRunsWholeWaves) {
-  detail::MachineView machine;
-  machine.devices = 2;
-  machine.paths.assign(2, std::vector<PathCost>(2));
+  TwoDevices two("ws");
+  auto& source = two.source;
   const std::vector<std::uint64_t> at_once{131072, 16384};
   detail::Plan plan;
   plan.items = 399561 + 48219;  // the shares of the H200 run
   plan.max_chunk = 1 << 20;
   plan.min_chunk = 1;
   plan.weights = {399561, 48219};
-  plan.paths = &machine.paths;
   plan.parallel_items = &at_once;
-  auto policy = detail::find_policy("ws").make(machine);
-  auto source = policy->make_chunk_source();
-  source->start(plan);
+  two.start(plan);
   for (int dev : {0, 1}) {
     std::string parts;  // of its own share
     int partial = 0;
@@ -295,20 +306,16 @@ TEST(PoliciesSim, WsRunsWholeWaves) {
 // launch) for little work. On sim:dgx1 from host memory such cuts gave ws 44
 // to 69 chunks a device where static ran 38, and ws trailed static.
 TEST(PoliciesSim, WsCutsAShareInEvenChunks) {
-  detail::MachineView machine;
-  machine.devices = 2;
-  machine.paths.assign(2, std::vector<PathCost>(2));
+  TwoDevices two("ws");
+  auto& source = two.source;
   const std::vector<std::uint64_t> at_once{1, 1};
   for (std::uint64_t items : {1'000'003u, 999'999u, 777'777u}) {
     detail::Plan plan;
     plan.items = items;
     plan.max_chunk = plan.min_chunk = 13'514;  // ws's grain: 37 chunks of an even share
     plan.weights = {1, 1};
-    plan.paths = &machine.paths;
     plan.parallel_items = &at_once;
-    auto policy = detail::find_policy("ws").make(machine);
-    auto source = policy->make_chunk_source();
-    source->start(plan);
+    two.start(plan);
     struct Cut {
       std::uint64_t least = ~0ull, most = 0, items = 0, chunks = 0;
     } cut[2];
@@ -354,25 +361,21 @@ TEST(PoliciesSim, ANativeKernelsItemsAreNotThreads) {
 // micro-batches at once: each pass reads every weight) gets chunks of whole
 // passes, and none below a pass unless its share of the task is smaller.
 TEST(PoliciesSim, WsCutsANativeKernelInWholePasses) {
-  detail::MachineView machine;
-  machine.devices = 2;
-  machine.paths.assign(2, std::vector<PathCost>(2));
+  TwoDevices two("ws");
+  auto& source = two.source;
   const std::vector<std::uint64_t> threads{1, 1}, pass{16, 16};
-  auto policy = detail::find_policy("ws").make(machine);
-  auto source = policy->make_chunk_source();
   auto plan_for = [&](std::uint64_t items) {
     detail::Plan plan;
     plan.items = items;
     plan.max_chunk = items / 32;
     plan.min_chunk = 1;
     plan.weights = {14, 1};
-    plan.paths = &machine.paths;
     plan.parallel_items = &threads;
     plan.pass_items = &pass;
     return plan;
   };
   for (std::uint64_t items : {1024u, 1000u}) {
-    source->start(plan_for(items));
+    two.start(plan_for(items));
     for (int dev : {0, 1}) {
       std::string parts;
       int partial = 0;
@@ -388,7 +391,7 @@ TEST(PoliciesSim, WsCutsANativeKernelInWholePasses) {
     }
   }
   // 120 items give device 1 a share of 8, less than a pass: it runs it whole.
-  source->start(plan_for(120));
+  two.start(plan_for(120));
   auto first = source->next(1);
   ASSERT_TRUE(first);
   EXPECT_EQ(first->span.size(), 8u);
@@ -398,21 +401,17 @@ TEST(PoliciesSim, WsCutsANativeKernelInWholePasses) {
 // runs in passes: what it takes costs it a pass of its own, and it would
 // finish it after the owner finished the lot.
 TEST(PoliciesSim, WsStealsNoPassThatWouldEndLast) {
-  detail::MachineView machine;
-  machine.devices = 2;
-  machine.paths.assign(2, std::vector<PathCost>(2));
+  TwoDevices two("ws");
+  auto& source = two.source;
   const std::vector<std::uint64_t> threads{1, 1}, pass{16, 16};
   detail::Plan plan;
   plan.items = 1000;
   plan.max_chunk = 16;
   plan.min_chunk = 1;
   plan.weights = {1, 1};
-  plan.paths = &machine.paths;
   plan.parallel_items = &threads;
   plan.pass_items = &pass;
-  auto policy = detail::find_policy("ws").make(machine);
-  auto source = policy->make_chunk_source();
-  source->start(plan);
+  two.start(plan);
   auto fast = source->next(0);
   ASSERT_TRUE(fast);
   source->completed(0, fast->span, 1e-3);  // 16 items in 1 ms
@@ -441,18 +440,14 @@ TEST(PoliciesSim, ANativeKernelsPassSizesItsChunks) {
 // slow thief that would finish half of it after the owner finished the lot
 // takes nothing; once the owner has started, stealing is as before.
 TEST(PoliciesSim, WsLeavesALateStartersShareAlone) {
-  detail::MachineView machine;
-  machine.devices = 2;
-  machine.paths.assign(2, std::vector<PathCost>(2));
+  TwoDevices two("ws");
+  auto& source = two.source;
   detail::Plan plan;
   plan.items = 100000;
   plan.max_chunk = 1000;
   plan.min_chunk = 10;
   plan.weights = {8.0, 1e-12};  // the thief's first share is empty
-  plan.paths = &machine.paths;
-  auto policy = detail::find_policy("ws").make(machine);
-  auto source = policy->make_chunk_source();
-  source->start(plan);
+  two.start(plan);
   source->completed(0, Span{0, 8000}, 0.001);  // 8e6 items/s
   source->completed(1, Span{0, 1000}, 0.001);  // 1e6 items/s
   EXPECT_FALSE(source->next(1)) << "stole from a device that had not started";
@@ -467,17 +462,13 @@ TEST(PoliciesSim, WsLeavesALateStartersShareAlone) {
 // pipeline, such chunks ran while faster partitions idled (sim of H100
 // partitions' models: ws 1.68 ms against weighted's 1.56, now 1.56).
 TEST(PoliciesSim, WsLeavesASlowDevicesLastChunkToAFastOneFinishing) {
-  detail::MachineView machine;
-  machine.devices = 2;
-  machine.paths.assign(2, std::vector<PathCost>(2));
+  TwoDevices two("ws");
+  auto& source = two.source;
   detail::Plan plan;
   plan.items = 900;
   plan.max_chunk = plan.min_chunk = 50;
   plan.weights = {8, 1};  // shares of 800 and 100 items
-  plan.paths = &machine.paths;
-  auto policy = detail::find_policy("ws").make(machine);
-  auto source = policy->make_chunk_source();
-  source->start(plan);
+  two.start(plan);
   auto slow = source->next(1);  // in flight to the end of the test
   ASSERT_TRUE(slow);
   ASSERT_EQ(slow->span.size(), 50u);
