@@ -232,7 +232,7 @@ TEST(SimClock, AnUnparkedThreadRunsAWakeLater) {
 }
 
 // A spread task's devices start a wake after it is submitted, as an H100's
-// partitions began a run's first chunk 50 to 100 us after it.
+// partitions began a run's first chunks 30 to 100 us after it.
 TEST(SimDevice, ARunStartsAWakeAfterItsSubmission) {
   for (double wake_us : {0.0, 100.0}) {
     const char* path = "test_sim_wake.json";

@@ -35,8 +35,8 @@ def start_us(folder, split):
 def sim_machine(models_file, wake_us):
     """A sim machine of the devices the models name, in name order: speeds in
     proportion to their SMs (the capability baton's CUDA backend reports), as
-    many items at once as their SMs hold threads, the kernel times measured, a PCIe Gen5 host link as the H200's, parked workers
-    waking after wake_us."""
+    many items at once as their SMs hold threads, the kernel times measured, a
+    PCIe Gen5 host link as the H200's, parked threads waking after wake_us."""
     names = sorted({m["device"] for m in json.load(open(models_file))["models"]})
     devices = []
     for name in names:

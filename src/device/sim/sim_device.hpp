@@ -56,7 +56,7 @@ struct SimMachine {
   double launch_us = -1;  // < 0: BATON_SIM_LAUNCH_US
   // How long a parked thread (a device's worker, a host waiting on a task)
   // takes to run once woken: a futex wake-up and the cold first launch after
-  // it. On an H100 a run's first chunk began 50 to 100 us after the run.
+  // it. On H100 partitions a run's first chunks began 30 to 100 us after it.
   double wake_us = 0;
   int execute = -1;  // run kernels and copy bytes (1), keep time only (0); < 0: BATON_SIM_EXECUTE
   // Work its workers keep in flight: 1 runs each chunk's copies and kernel in
