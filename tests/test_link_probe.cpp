@@ -4,6 +4,9 @@
 // reaches half its path's figure and is flagged.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+
 #include "baton/devices.hpp"
 #include "resource/link_probe.hpp"
 
@@ -50,6 +53,32 @@ TEST(LinkProbe, EachHostLinkIsMeasuredBothWaysAtOnce) {
     EXPECT_EQ(m.to, "sim" + std::to_string(i));
     EXPECT_EQ(m.route, "both ways");
     // The sim's links carry their figure each way at once.
+    EXPECT_GT(m.measured_gbps, 0.95 * m.nominal_gbps) << m.to;
+    EXPECT_LE(m.measured_gbps, m.nominal_gbps * 1.0001) << m.to;
+  }
+}
+
+// Sim devices behind one link to host (partitions of a GPU on its PCIe link)
+// share it: the both-ways probe measures it once, for the first of them, at
+// the shared link's figure, and a device on a link of its own apart. (A sum
+// over both partitions would promise the oracle twice the link.)
+TEST(LinkProbe, DevicesBehindOneHostLinkAreMeasuredOnce) {
+  const char* path = "test_probe_shared_link.json";
+  std::ofstream(path) << R"({"launch_us": 0, "switches": ["gpu"],
+    "devices": [{"id": "p0", "speed": 1}, {"id": "p1", "speed": 1}, {"id": "own", "speed": 1}],
+    "links": [{"a": "p0", "b": "gpu", "kind": "virtual", "gbps": 1000, "latency_us": 0},
+              {"a": "p1", "b": "gpu", "kind": "virtual", "gbps": 1000, "latency_us": 0},
+              {"a": "gpu", "b": "host", "kind": "pcie", "gbps": 10, "latency_us": 5},
+              {"a": "own", "b": "host", "kind": "pcie", "gbps": 20, "latency_us": 5}]})";
+  DeviceSet set = open_devices(std::string("sim:") + path);
+  std::remove(path);
+  const auto probe = detail::probe_host_links_both_ways(set, std::size_t(8) << 20, 2);
+  ASSERT_EQ(probe.size(), 2u);
+  EXPECT_EQ(probe[0].to, "sim0");
+  EXPECT_EQ(probe[1].to, "sim2");
+  EXPECT_DOUBLE_EQ(probe[0].nominal_gbps, 10);
+  EXPECT_DOUBLE_EQ(probe[1].nominal_gbps, 20);
+  for (const auto& m : probe) {
     EXPECT_GT(m.measured_gbps, 0.95 * m.nominal_gbps) << m.to;
     EXPECT_LE(m.measured_gbps, m.nominal_gbps * 1.0001) << m.to;
   }

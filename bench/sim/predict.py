@@ -35,8 +35,10 @@ def start_us(folder, split):
 def sim_machine(models_file, wake_us):
     """A sim machine of the devices the models name, in name order: speeds in
     proportion to their SMs (the capability baton's CUDA backend reports), as
-    many items at once as their SMs hold threads, the kernel times measured, a
-    PCIe Gen5 host link as the H200's, parked threads waking after wake_us."""
+    many items at once as their SMs hold threads, the kernel times measured,
+    one PCIe Gen5 link to host that they share, as the H200's partitions do
+    (each joins the GPU at its memory's 3000 GB/s), parked threads waking after
+    wake_us."""
     names = sorted({m["device"] for m in json.load(open(models_file))["models"]})
     devices = []
     for name in names:
@@ -49,8 +51,10 @@ def sim_machine(models_file, wake_us):
     return {"about": "H200 partitions, kernel times from " + os.path.basename(models_file),
             "perf_models": os.path.abspath(models_file), "execute": False,
             "launch_us": 0, "wake_us": wake_us, "pipeline_depth": 3, "devices": devices,
-            "links": [{"a": d["id"], "b": "host", "kind": "pcie", "gbps": 55, "latency_us": 5}
-                      for d in devices]}
+            "switches": ["gpu"],
+            "links": [{"a": d["id"], "b": "gpu", "kind": "virtual", "gbps": 3000, "latency_us": 0}
+                      for d in devices] +
+                     [{"a": "gpu", "b": "host", "kind": "pcie", "gbps": 55, "latency_us": 5}]}
 
 
 def main():

@@ -39,7 +39,8 @@ struct DeviceInfo {
   std::string pci_bus_id;  // "0000:19:00.0" for a PCI device, else empty
   // Resources it shares with other devices, by name: "host-cores" (the cpu
   // backend, OpenCL CPU devices), "gpu:0000:19:00.0" (the partitions of one
-  // GPU share its PCIe link and memory). Devices with one in common are
+  // GPU share its PCIe link and memory), "link:gpu-host" (sim devices behind
+  // one link to host). Devices with one in common are
   // calibrated together: what they do side by side is less than the sum of
   // what each does alone.
   std::vector<std::string> shares;

@@ -132,19 +132,29 @@ std::vector<LinkMeasure> probe_links(DeviceSet& set, std::size_t bytes, int reps
   return out;
 }
 
+// The host link a device's copies cross, by name: the one it shares with
+// other devices ("gpu:BUS": a GPU's partitions; "link:A-B": sim devices
+// behind one link), else its own node's.
+static std::string host_link_of(const DeviceInfo& info) {
+  for (const std::string& r : info.shares)
+    if (r.rfind("gpu:", 0) == 0 || r.rfind("link:", 0) == 0) return r;
+  return info.topology_id;
+}
+
 std::vector<LinkMeasure> probe_host_links_both_ways(DeviceSet& set, std::size_t bytes, int reps) {
   if (bytes == 0 || reps < 1)
     raise(Errc::invalid_argument, "--probe", "needs bytes and repetitions above 0");
   std::vector<LinkMeasure> out;
   HostBlock host(set, 2 * bytes);  // the first half goes in, the second comes home
   char* from = static_cast<char*>(host.ptr());
-  std::vector<std::string> seen;  // links (topology nodes) measured
+  std::vector<std::string> seen;  // host links measured
   for (auto& dev : set.devices) {
     Device& d = *dev;
-    const std::string id = d.info().topology_id;
-    if (d.info().memory_node == kHostNode || std::find(seen.begin(), seen.end(), id) != seen.end())
+    const std::string id = d.info().topology_id, link = host_link_of(d.info());
+    if (d.info().memory_node == kHostNode ||
+        std::find(seen.begin(), seen.end(), link) != seen.end())
       continue;
-    seen.push_back(id);
+    seen.push_back(link);
     DeviceBlocks blocks;
     const DeviceMemory a = blocks.add(d, bytes), b = blocks.add(d, bytes);
     Queue& in = d.queue(QueueRole::copy_in);

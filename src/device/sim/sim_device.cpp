@@ -25,13 +25,11 @@ class SimDevice::SimQueue final : public Queue {
   void write(DeviceMemory dst, std::size_t off, const void* host, std::size_t bytes,
              HostKind) override {
     dev_.move_bytes(static_cast<char*>(dst.ptr) + off, host, bytes);
-    dev_.moved(dev_.host_path_.worst, bytes);
-    occupy(dev_.host_path_.seconds(double(bytes)));
+    cross_host_route(SimLinkLoads::to_device, bytes);
   }
   void read(void* host, DeviceMemory src, std::size_t off, std::size_t bytes, HostKind) override {
     dev_.move_bytes(host, static_cast<const char*>(src.ptr) + off, bytes);
-    dev_.moved(dev_.host_path_.worst, bytes);
-    occupy(dev_.host_path_.seconds(double(bytes)));
+    cross_host_route(SimLinkLoads::to_host, bytes);
   }
   void copy(DeviceMemory dst, std::size_t doff, DeviceMemory src, std::size_t soff,
             std::size_t bytes) override {
@@ -63,6 +61,17 @@ class SimDevice::SimQueue final : public Queue {
   }
   void finish() override { dev_.clock_->wait_until(time()); }
 
+  // A copy to or from host: from when the queue and the links of the
+  // device's route are free.
+  void cross_host_route(SimLinkLoads::Direction dir, std::size_t bytes) {
+    const SimHostRoute& host = dev_.host_;
+    dev_.moved(host.cost.worst, bytes);
+    std::lock_guard lock(mu_);
+    const double from = std::max(time_, dev_.clock_->now());
+    time_ =
+        host.loads->cross(host.links, dir, from, double(bytes)) + host.cost.seconds(double(bytes));
+  }
+
   // The queue is busy for `seconds` more, from when it is free.
   void occupy(double seconds) {
     std::lock_guard lock(mu_);
@@ -90,13 +99,13 @@ class SimDevice::SimQueue final : public Queue {
 };
 
 SimDevice::SimDevice(DeviceInfo info, SimDeviceSpec spec, double launch_us, bool execute,
-                     PathCost host_path, std::shared_ptr<SimClock> clock,
+                     SimHostRoute host, std::shared_ptr<SimClock> clock,
                      std::shared_ptr<const PerfModel> measured)
     : Device(std::move(info)),
       spec_(std::move(spec)),
       launch_us_(launch_us),
       execute_(execute),
-      host_path_(host_path),
+      host_(std::move(host)),
       clock_(std::move(clock)),
       measured_(std::move(measured)) {
   for (auto& q : queues_) q = std::make_unique<SimQueue>(*this);
@@ -173,8 +182,8 @@ bool SimDevice::twin_of(const Device& other) const {
   return o && steady(spec_) && steady(o->spec_) && spec_.speed == o->spec_.speed &&
          spec_.memory_gbps == o->spec_.memory_gbps && spec_.memory_bytes == o->spec_.memory_bytes &&
          spec_.parallel_items == o->spec_.parallel_items && launch_us_ == o->launch_us_ &&
-         execute_ == o->execute_ && host_path_.gbps == o->host_path_.gbps &&
-         host_path_.latency_us == o->host_path_.latency_us &&
+         execute_ == o->execute_ && host_.cost.gbps == o->host_.cost.gbps &&
+         host_.cost.latency_us == o->host_.cost.latency_us &&
          info().pipeline_depth == o->info().pipeline_depth &&
          spec_.measured_as == o->spec_.measured_as;
 }
@@ -243,14 +252,6 @@ double SimDevice::capacity(double t0, double t1) const {
   return units + std::max(0.0, t1 - t) * speed_at(t) * 1e9;
 }
 
-// The link between two nodes of the machine file, if it has one.
-static const TopoLink* direct_link(const SimMachine& m, const std::string& a,
-                                   const std::string& b) {
-  for (const auto& l : m.links)
-    if ((l.a == a && l.b == b) || (l.a == b && l.b == a)) return &l;
-  return nullptr;
-}
-
 Backend sim_backend() {
   Backend b;
   b.name = "sim";
@@ -279,10 +280,17 @@ Backend sim_backend() {
     for (const auto& l : m.links) ctx.add_link(l);
     std::vector<SimDevice*> made;
     DeviceList list;
+    auto loads = std::make_shared<SimLinkLoads>(m);
+    std::vector<std::vector<int>> routes;
+    std::vector<int> users(m.links.size(), 0);  // devices whose route crosses each link
+    for (const auto& d : m.devices) {
+      routes.push_back(host_route(m, d.id));
+      if (routes.back().empty()) raise(Errc::bad_topology, d.id, "sim device has no path to host");
+      for (int l : routes.back()) ++users[std::size_t(l)];
+    }
     for (std::size_t i = 0; i < m.devices.size(); ++i) {
       const SimDeviceSpec& d = m.devices[i];
-      const TopoLink* host = direct_link(m, d.id, "host");
-      if (!host) raise(Errc::bad_topology, d.id, "sim device has no link to host");
+      std::vector<int>& route = routes[i];
       DeviceInfo info;
       info.name = "sim" + std::to_string(i);
       char speed[32];
@@ -296,10 +304,15 @@ Backend sim_backend() {
       info.memory_bytes = d.memory_bytes;
       if (d.parallel_items > 0) info.parallel_items = d.parallel_items;
       info.pipeline_depth = m.pipeline_depth;
+      for (int l : route)
+        if (users[std::size_t(l)] > 1)
+          info.shares.push_back("link:" + m.links[std::size_t(l)].a + "-" +
+                                m.links[std::size_t(l)].b);
       if (!execute) info.stands_for = BackendKind::cuda;
-      auto dev = std::make_unique<SimDevice>(std::move(info), d, launch_us, execute,
-                                             PathCost{host->gbps, host->latency_us, host->kind, 1},
-                                             clock, measured);
+      const PathCost cost = route_cost(m, route);
+      auto dev =
+          std::make_unique<SimDevice>(std::move(info), d, launch_us, execute,
+                                      SimHostRoute{cost, std::move(route), loads}, clock, measured);
       made.push_back(dev.get());
       list.push_back(std::move(dev));
     }

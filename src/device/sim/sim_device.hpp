@@ -20,6 +20,7 @@
 #include "baton/link.hpp"
 #include "common/perf_model.hpp"
 #include "device/sim/sim_clock.hpp"
+#include "device/sim/sim_links.hpp"
 
 namespace baton::detail {
 
@@ -72,6 +73,14 @@ struct SimMachine {
 SimMachine parse_sim_args(const std::string& args);
 SimMachine sim_machine_from_json(const std::string& text, const std::string& origin);
 
+// A device's way to host: its links, what they cost together, and the loads
+// of the machine's links, which the devices behind one link share.
+struct SimHostRoute {
+  PathCost cost;
+  std::vector<int> links;
+  std::shared_ptr<SimLinkLoads> loads;
+};
+
 // Completes when the shared virtual clock reaches its time.
 class SimEvent final : public Event {
  public:
@@ -100,7 +109,7 @@ class SimDevice final : public Device {
  public:
   // `execute` false: launches and copies take their virtual time and touch
   // no memory (a plan of a machine too large to run on this host).
-  SimDevice(DeviceInfo info, SimDeviceSpec spec, double launch_us, bool execute, PathCost host_path,
+  SimDevice(DeviceInfo info, SimDeviceSpec spec, double launch_us, bool execute, SimHostRoute host,
             std::shared_ptr<SimClock> clock, std::shared_ptr<const PerfModel> measured = nullptr);
   DeviceMemory allocate(std::size_t bytes) override;
   void release(DeviceMemory memory) override;
@@ -144,7 +153,7 @@ class SimDevice final : public Device {
   SimDeviceSpec spec_;
   double launch_us_;
   bool execute_;
-  PathCost host_path_;
+  SimHostRoute host_;
   std::shared_ptr<SimClock> clock_;
   std::shared_ptr<const PerfModel> measured_;
   std::map<std::string, PathCost> peers_;

@@ -8,7 +8,8 @@
 //               "changes": [{"at_s": 0.5, "speed": 2}], "fail_at_s": 1}],
 //  "switches": ["nvswitch"],
 //  "links":   [{"a": "gpu0", "b": "host", "kind": "pcie", "gbps": 55, "latency_us": 5}]}
-// Devices without a link to host get a default PCIe-like one.
+// Devices without a path to host (their own link, or one through switches)
+// get a default PCIe-like link.
 #include <cctype>
 #include <cmath>
 #include <filesystem>
@@ -22,19 +23,15 @@
 #include "baton/link.hpp"
 #include "common/text_file.hpp"
 #include "device/sim/sim_device.hpp"
+#include "device/sim/sim_links.hpp"
 
 namespace baton::detail {
 
 static constexpr double kDefaultGbps = 55, kDefaultLatencyUs = 5;
 
 static void add_default_host_links(SimMachine& m) {
-  std::set<std::string> linked;
-  for (const auto& l : m.links) {
-    if (l.a == "host") linked.insert(l.b);
-    if (l.b == "host") linked.insert(l.a);
-  }
   for (const auto& d : m.devices)
-    if (!linked.count(d.id))
+    if (host_route(m, d.id).empty())
       m.links.push_back({d.id, "host", LinkKind::pcie, kDefaultGbps, kDefaultLatencyUs});
 }
 
