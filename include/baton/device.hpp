@@ -39,11 +39,14 @@ struct DeviceInfo {
   std::string pci_bus_id;  // "0000:19:00.0" for a PCI device, else empty
   // Resources it shares with other devices, by name: "host-cores" (the cpu
   // backend, OpenCL CPU devices), "gpu:0000:19:00.0" (the partitions of one
-  // GPU share its PCIe link and memory), "link:gpu-host" (sim devices behind
-  // one link to host). Devices with one in common are
+  // GPU share its PCIe link and memory). Devices with one in common are
   // calibrated together: what they do side by side is less than the sum of
   // what each does alone.
   std::vector<std::string> shares;
+  // The link to host its copies cross, where other devices' cross it too
+  // under another topology node (sim devices behind one switch); empty: its
+  // node's own link (the partitions of a GPU are one node).
+  std::string host_link;
   // The backend a device stands for where it runs no code of its own: a sim
   // device that keeps time only stands for a GPU, so it reads what the CUDA
   // code reads (Kernel::unused: a model's bf16 weights, not the fp32 ones).

@@ -132,13 +132,10 @@ std::vector<LinkMeasure> probe_links(DeviceSet& set, std::size_t bytes, int reps
   return out;
 }
 
-// The host link a device's copies cross, by name: the one it shares with
-// other devices ("gpu:BUS": a GPU's partitions; "link:A-B": sim devices
-// behind one link), else its own node's.
+// The host link a device's copies cross, by name: one it shares with
+// devices of other nodes, else its node's.
 static std::string host_link_of(const DeviceInfo& info) {
-  for (const std::string& r : info.shares)
-    if (r.rfind("gpu:", 0) == 0 || r.rfind("link:", 0) == 0) return r;
-  return info.topology_id;
+  return info.host_link.empty() ? info.topology_id : info.host_link;
 }
 
 std::vector<LinkMeasure> probe_host_links_both_ways(DeviceSet& set, std::size_t bytes, int reps) {

@@ -304,10 +304,9 @@ Backend sim_backend() {
       info.memory_bytes = d.memory_bytes;
       if (d.parallel_items > 0) info.parallel_items = d.parallel_items;
       info.pipeline_depth = m.pipeline_depth;
-      for (int l : route)
-        if (users[std::size_t(l)] > 1)
-          info.shares.push_back("link:" + m.links[std::size_t(l)].a + "-" +
-                                m.links[std::size_t(l)].b);
+      for (int l : route)  // the shared link nearest the device names it
+        if (users[std::size_t(l)] > 1 && info.host_link.empty())
+          info.host_link = m.links[std::size_t(l)].a + "-" + m.links[std::size_t(l)].b;
       if (!execute) info.stands_for = BackendKind::cuda;
       const PathCost cost = route_cost(m, route);
       auto dev =
