@@ -4,9 +4,6 @@
 // reaches half its path's figure and is flagged.
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <fstream>
-
 #include "baton/devices.hpp"
 #include "resource/link_probe.hpp"
 
@@ -63,15 +60,7 @@ TEST(LinkProbe, EachHostLinkIsMeasuredBothWaysAtOnce) {
 // the shared link's figure, and a device on a link of its own apart. (A sum
 // over both partitions would promise the oracle twice the link.)
 TEST(LinkProbe, DevicesBehindOneHostLinkAreMeasuredOnce) {
-  const char* path = "test_probe_shared_link.json";
-  std::ofstream(path) << R"({"launch_us": 0, "switches": ["gpu"],
-    "devices": [{"id": "p0", "speed": 1}, {"id": "p1", "speed": 1}, {"id": "own", "speed": 1}],
-    "links": [{"a": "p0", "b": "gpu", "kind": "virtual", "gbps": 1000, "latency_us": 0},
-              {"a": "p1", "b": "gpu", "kind": "virtual", "gbps": 1000, "latency_us": 0},
-              {"a": "gpu", "b": "host", "kind": "pcie", "gbps": 10, "latency_us": 5},
-              {"a": "own", "b": "host", "kind": "pcie", "gbps": 20, "latency_us": 5}]})";
-  DeviceSet set = open_devices(std::string("sim:") + path);
-  std::remove(path);
+  DeviceSet set = open_devices("sim:" BATON_TEST_DIR "/sim_shared_link.json");
   const auto probe = detail::probe_host_links_both_ways(set, std::size_t(8) << 20, 2);
   ASSERT_EQ(probe.size(), 2u);
   EXPECT_EQ(probe[0].to, "sim0");
