@@ -4,6 +4,7 @@
 // static and weighted.
 #include <algorithm>
 #include <cstdio>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -80,11 +81,21 @@ std::unique_ptr<BalanceCase> sized_case(Runtime& rt, Shape shape, double ms, std
 }
 
 // The most items a case may have: `max_bytes` of buffers, and what half the
-// free host memory holds with a replica on every device.
+// free host memory holds: the host's copy, and a replica in each memory of
+// its own that lives in host memory (a sim device that runs code, an OpenCL
+// device). A GPU's memory is its own, and a sim device that keeps time only
+// holds address space: counted as replicas, four H100 partitions capped
+// memory-bound cases at half the buffers asked for, and sim:dgx1's at a 9th.
 std::uint64_t most_items(const Runtime& rt, const Shape& shape, std::uint64_t max_bytes) {
+  std::set<MemoryNode> in_host_memory;
+  for (const auto& d : rt.devices()) {
+    const DeviceInfo& info = d->info();
+    if (info.memory_node != kHostNode && info.code_backend() != BackendKind::cuda)
+      in_host_memory.insert(info.memory_node);
+  }
   const std::uint64_t per_item = std::uint64_t(std::max(8, shape.bytes));
   return std::min(max_bytes / per_item,
-                  detail::host_available_bytes() / 2 / (rt.devices().size() + 1) / per_item);
+                  detail::host_available_bytes() / 2 / (in_host_memory.size() + 1) / per_item);
 }
 
 struct Row {
