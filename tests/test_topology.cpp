@@ -57,6 +57,16 @@ TEST(Topology, OnlyHostAndSwitchesForward) {
   EXPECT_EQ(switched->hops, 2);
 }
 
+// A path's links, in order: what the sim's copies to host load.
+TEST(Topology, RouteNamesThePathsLinksInOrder) {
+  auto t = pairs();  // links: gpu0-host, gpu1-host, gpu2-host, gpu0-gpu1
+  EXPECT_EQ(t.route("gpu0", "gpu1"), (std::vector<std::size_t>{3}));
+  EXPECT_EQ(t.route("gpu1", "gpu2"), (std::vector<std::size_t>{1, 2}));
+  EXPECT_EQ(t.route("gpu2", "gpu1"), (std::vector<std::size_t>{2, 1}));
+  EXPECT_EQ(t.route("gpu0", "gpu0"), std::vector<std::size_t>{});
+  EXPECT_FALSE(t.route("gpu0", "nowhere"));
+}
+
 TEST(Topology, JsonRoundTrip) {
   auto t = pairs();
   auto back = baton::Topology::from_json(t.to_json(), "test");

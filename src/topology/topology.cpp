@@ -61,11 +61,24 @@ static bool forwards(const std::vector<TopoNode>& nodes, const std::string& id) 
   return true;
 }
 
+std::optional<PathCost> Topology::path(const std::string& a, const std::string& b) const {
+  return search(a, b, nullptr);
+}
+
+std::optional<std::vector<std::size_t>> Topology::route(const std::string& a,
+                                                        const std::string& b) const {
+  std::vector<std::size_t> links;
+  if (!search(a, b, &links)) return std::nullopt;
+  return links;
+}
+
 // Widest path (largest bottleneck bandwidth, then least latency), by a
 // Dijkstra-like relaxation; machines have tens of nodes, so this is cheap.
-std::optional<PathCost> Topology::path(const std::string& a, const std::string& b) const {
+std::optional<PathCost> Topology::search(const std::string& a, const std::string& b,
+                                         std::vector<std::size_t>* route) const {
   if (a == b) return PathCost{1e9, 0, LinkKind::virt, 0};
   std::map<std::string, PathCost> best;
+  std::map<std::string, std::size_t> via;  // the link each node was reached by
   std::map<std::string, bool> done;
   best[a] = PathCost{1e18, 0, LinkKind::virt, 0};
   auto better = [](const PathCost& x, const PathCost& y) {
@@ -80,7 +93,8 @@ std::optional<PathCost> Topology::path(const std::string& a, const std::string& 
     done[u] = true;
     if (u == b) break;
     if (u != a && !forwards(nodes_, u)) continue;
-    for (const auto& l : links_) {
+    for (std::size_t i = 0; i < links_.size(); ++i) {
+      const TopoLink& l = links_[i];
       if (l.a != u && l.b != u) continue;
       const std::string& v = l.a == u ? l.b : l.a;
       if (done[v]) continue;
@@ -88,11 +102,20 @@ std::optional<PathCost> Topology::path(const std::string& a, const std::string& 
       PathCost c{std::min(cu.gbps, l.gbps), cu.latency_us + l.latency_us,
                  rank(l.kind) > rank(cu.worst) ? l.kind : cu.worst, cu.hops + 1};
       auto it = best.find(v);
-      if (it == best.end() || better(c, it->second)) best[v] = c;
+      if (it == best.end() || better(c, it->second)) best[v] = c, via[v] = i;
     }
   }
   auto it = best.find(b);
   if (it == best.end()) return std::nullopt;
+  if (route) {
+    route->clear();
+    for (std::string at = b; at != a;) {
+      const TopoLink& l = links_[via.at(at)];
+      route->push_back(via.at(at));
+      at = l.a == at ? l.b : l.a;
+    }
+    std::reverse(route->begin(), route->end());
+  }
   return it->second;
 }
 

@@ -280,17 +280,19 @@ Backend sim_backend() {
     for (const auto& l : m.links) ctx.add_link(l);
     std::vector<SimDevice*> made;
     DeviceList list;
-    auto loads = std::make_shared<SimLinkLoads>(m);
-    std::vector<std::vector<int>> routes;
-    std::vector<int> users(m.links.size(), 0);  // devices whose route crosses each link
+    const Topology net = sim_network(m);
+    auto loads = std::make_shared<SimLinkLoads>(net);
+    std::vector<std::vector<std::size_t>> routes;
+    std::vector<int> users(net.links().size(), 0);  // devices whose route crosses each link
     for (const auto& d : m.devices) {
-      routes.push_back(host_route(m, d.id));
-      if (routes.back().empty()) raise(Errc::bad_topology, d.id, "sim device has no path to host");
-      for (int l : routes.back()) ++users[std::size_t(l)];
+      auto route = net.route(d.id, "host");
+      if (!route) raise(Errc::bad_topology, d.id, "sim device has no path to host");
+      for (std::size_t l : *route) ++users[l];
+      routes.push_back(std::move(*route));
     }
     for (std::size_t i = 0; i < m.devices.size(); ++i) {
       const SimDeviceSpec& d = m.devices[i];
-      std::vector<int>& route = routes[i];
+      std::vector<std::size_t>& route = routes[i];
       DeviceInfo info;
       info.name = "sim" + std::to_string(i);
       char speed[32];
@@ -304,11 +306,11 @@ Backend sim_backend() {
       info.memory_bytes = d.memory_bytes;
       if (d.parallel_items > 0) info.parallel_items = d.parallel_items;
       info.pipeline_depth = m.pipeline_depth;
-      for (int l : route)  // the shared link nearest the device names it
-        if (users[std::size_t(l)] > 1 && info.host_link.empty())
-          info.host_link = m.links[std::size_t(l)].a + "-" + m.links[std::size_t(l)].b;
+      for (std::size_t l : route)  // the shared link nearest the device names it
+        if (users[l] > 1 && info.host_link.empty())
+          info.host_link = net.links()[l].a + "-" + net.links()[l].b;
       if (!execute) info.stands_for = BackendKind::cuda;
-      const PathCost cost = route_cost(m, route);
+      const PathCost cost = *net.path(d.id, "host");
       auto dev =
           std::make_unique<SimDevice>(std::move(info), d, launch_us, execute,
                                       SimHostRoute{cost, std::move(route), loads}, clock, measured);

@@ -77,7 +77,7 @@ SimMachine sim_machine_from_json(const std::string& text, const std::string& ori
 // of the machine's links, which the devices behind one link share.
 struct SimHostRoute {
   PathCost cost;
-  std::vector<int> links;
+  std::vector<std::size_t> links;  // indices into sim_network(machine).links()
   std::shared_ptr<SimLinkLoads> loads;
 };
 

@@ -5,22 +5,18 @@
 
 #include <array>
 #include <mutex>
-#include <string>
 #include <vector>
 
-#include "baton/link.hpp"
+#include "baton/topology.hpp"
 
 namespace baton::detail {
 
 struct SimMachine;
 
-// The links (indices into m.links) from device `id` to host: its direct link,
-// else the widest path through switches (never through another device);
-// empty where there is none.
-std::vector<int> host_route(const SimMachine& m, const std::string& id);
-// What moving bytes along `route` costs: the narrowest link's bandwidth, the
-// sum of their start-ups.
-PathCost route_cost(const SimMachine& m, const std::vector<int>& route);
+// The machine as a graph of its devices, switches, host memory and links: a
+// device's copies to and from host take the best path on it to "host"
+// (Topology::route, so the engine's view of that path is the same).
+Topology sim_network(const SimMachine& m);
 
 // When each link of a machine is free, per direction. A copy crosses its
 // route from the latest of those times and its own queue's, and holds each
@@ -32,10 +28,10 @@ PathCost route_cost(const SimMachine& m, const std::vector<int>& route);
 class SimLinkLoads {
  public:
   enum Direction { to_device = 0, to_host = 1 };
-  explicit SimLinkLoads(const SimMachine& m);
-  // Reserves `route` for `bytes` in `dir` from `from` on; returns when the
-  // copy starts.
-  double cross(const std::vector<int>& route, Direction dir, double from, double bytes);
+  explicit SimLinkLoads(const Topology& net);
+  // Reserves `route` (indices into net.links()) for `bytes` in `dir` from
+  // `from` on; returns when the copy starts.
+  double cross(const std::vector<std::size_t>& route, Direction dir, double from, double bytes);
 
  private:
   std::mutex mu_;

@@ -30,8 +30,9 @@ namespace baton::detail {
 static constexpr double kDefaultGbps = 55, kDefaultLatencyUs = 5;
 
 static void add_default_host_links(SimMachine& m) {
+  const Topology net = sim_network(m);
   for (const auto& d : m.devices)
-    if (host_route(m, d.id).empty())
+    if (!net.path(d.id, "host"))
       m.links.push_back({d.id, "host", LinkKind::pcie, kDefaultGbps, kDefaultLatencyUs});
 }
 
