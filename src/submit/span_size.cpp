@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include "memory/coherence.hpp"
+#include "sched/policy.hpp"
 #include "submit/launch.hpp"
 
 namespace baton::detail {
@@ -12,23 +12,19 @@ namespace baton::detail {
 std::uint64_t largest_span(const MachineView& m, const TaskRecord& t, const std::vector<double>& w,
                            bool write_back) {
   const std::uint64_t n = t.range.n;
-  const std::uint64_t devices = std::max<std::uint64_t>(
-      1, std::uint64_t(std::count_if(w.begin(), w.end(), [](double x) { return x > 0; })));
+  const auto able = std::count_if(w.begin(), w.end(), [](double x) { return x > 0; });
+  const std::uint64_t devices = std::max<std::uint64_t>(1, std::uint64_t(able));
   // A span of at least 64 items, where there are so many: below that, a
   // trip through the source costs more than the span saves in balance.
   const std::uint64_t least =
       std::max<std::uint64_t>({1, t.range.chunk, std::min<std::uint64_t>(n, 64)});
   std::uint64_t most = std::max(least, n / (devices * 16));
-  if (!t.tracked) return most;
-  // Each device's share is taken as a weighted split of the range in device
-  // order, as the policies first hand it out.
-  const double total = std::accumulate(w.begin(), w.end(), 0.0);
-  double before = 0;
-  for (int d = 0; d < m.devices && total > 0; ++d) {
-    if (!(w[d] > 0)) continue;
-    const std::uint64_t b = t.range.first + std::uint64_t(double(n) * before / total);
-    before += w[d];
-    const std::uint64_t e = t.range.first + std::uint64_t(double(n) * before / total);
+  if (!t.tracked || able == 0) return most;
+  // Each device's share as the policies first hand it out.
+  const std::vector<Span> shares = proportional_shares(n, w);
+  for (int d = 0; d < m.devices; ++d) {
+    const std::uint64_t b = t.range.first + shares[std::size_t(d)].begin;
+    const std::uint64_t e = t.range.first + shares[std::size_t(d)].end;
     const PathCost& link = m.host_path[std::size_t(d)];
     if (e <= b || !(link.gbps > 0)) continue;
     double in = 0, out = 0;
