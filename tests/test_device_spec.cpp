@@ -62,6 +62,21 @@ TEST(DeviceSpec, CpuFormsGiveDevicesOfThreads) {
   EXPECT_EQ(three.devices[2]->name(), "cpu2");
 }
 
+TEST(DeviceSpec, CpuDevicesKeepTheirPlaceAndTheirThreadsBesideSimDevices) {
+  const int all = baton::open_devices("cpu").devices[0]->info().compute_units;
+  // Opened after the other backends, yet placed where the spec puts them.
+  auto first = baton::open_devices("cpu,sim:4,2");
+  ASSERT_EQ(first.devices.size(), 3u);
+  EXPECT_EQ(first.devices[0]->name(), "cpu0");
+  EXPECT_EQ(first.devices[2]->name(), "sim1");
+  auto last = baton::open_devices("sim:4,2,cpu:2");
+  ASSERT_EQ(last.devices.size(), 4u);
+  EXPECT_EQ(last.devices[0]->name(), "sim0");
+  EXPECT_EQ(last.devices[3]->name(), "cpu1");
+  // A sim device's worker parks on the virtual clock: it leaves the cores alone.
+  EXPECT_EQ(first.devices[0]->info().compute_units, all);
+}
+
 TEST(DeviceSpec, AutoAlwaysFindsTheCpuAndExplainsMissingBackends) {
   auto set = baton::open_devices("auto");
   ASSERT_FALSE(set.devices.empty());

@@ -33,6 +33,11 @@ class BackendContext {
   MemoryNode new_memory_node() { return next_node_++; }
   const Options& options() const { return options_; }
   const HostFacts& host() const { return host_; }
+  // Host threads that the set's other devices' workers keep busy: a GPU's
+  // worker polls its queues. The registry opens the cpu backend last and
+  // sets this first, so that a cpu device leaves them their cores.
+  void set_driver_threads(int n) { driver_threads_ = n; }
+  int driver_threads() const { return driver_threads_; }
 
   // How the backend's devices connect: nodes ("gpu0") and direct links,
   // "host" being host memory. The topology is built from these.
@@ -55,6 +60,7 @@ class BackendContext {
  private:
   const Options& options_;
   HostFacts host_;
+  int driver_threads_ = 0;
   MemoryNode next_node_ = kHostNode + 1;
   std::vector<TopoNode> nodes_;
   std::vector<TopoLink> links_;

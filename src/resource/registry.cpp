@@ -36,13 +36,46 @@ const detail::Backend& find_backend(const std::string& name) {
         "unknown backend '" + name + "' (this build has: auto, " + known + ")");
 }
 
-void append(DeviceSet& set, detail::DeviceList devices) {
+void insert(DeviceSet& set, std::size_t at, detail::DeviceList devices) {
   for (auto& d : devices) {
     bool clash = std::any_of(set.devices.begin(), set.devices.end(),
                              [&](const auto& e) { return e->name() == d->name(); });
     if (clash) raise(Errc::bad_device_spec, d->name(), "device named twice in the spec");
-    set.devices.push_back(std::move(d));
+    set.devices.insert(set.devices.begin() + std::ptrdiff_t(at++), std::move(d));
   }
+}
+
+void append(DeviceSet& set, detail::DeviceList devices) {
+  insert(set, set.devices.size(), std::move(devices));
+}
+
+// A cpu item of the spec, opened once the other devices are: its place in
+// the set and what followed "cpu:".
+struct CpuItem {
+  std::size_t at;
+  std::string args;
+};
+
+// True where a device's worker keeps a host thread busy driving it (a GPU's
+// polls its queues): not the cpu's own, not a sim device's (it parks on the
+// virtual clock), not one that computes on the host's cores (PoCL).
+bool drives_a_device(const DeviceInfo& i) {
+  return i.backend != BackendKind::cpu && i.backend != BackendKind::sim &&
+         std::find(i.shares.begin(), i.shares.end(), "host-cores") == i.shares.end();
+}
+
+// The cpu devices leave a thread to each worker that drives another device,
+// as StarPU leaves a core to each GPU: a group that computed on all of them
+// would wait on the thread that shares its core with a GPU's worker.
+void open_cpu_devices(DeviceSet& set, const std::vector<CpuItem>& items,
+                      detail::BackendContext& ctx) {
+  const auto drivers = std::count_if(set.devices.begin(), set.devices.end(),
+                                     [](const auto& d) { return drives_a_device(d->info()); });
+  ctx.set_driver_threads(int(drivers));
+  std::vector<detail::DeviceList> opened;
+  for (const CpuItem& item : items) opened.push_back(find_backend("cpu").create(item.args, ctx));
+  // From the last place back, so that the places before stay where they were.
+  for (std::size_t k = items.size(); k-- > 0;) insert(set, items[k].at, std::move(opened[k]));
 }
 
 // Under "auto", hardware that two backends offer is driven once: NVIDIA's
@@ -117,12 +150,17 @@ DeviceSet open_devices(const std::string& spec, const Options& options) {
   const detail::HostInfo& host = detail::host_info();
   detail::BackendContext ctx(options, {host.threads, host.cpu_model, host.memory_bytes});
   DeviceSet set;
+  std::vector<CpuItem> cpu_items;
   for (const SpecItem& item : items) {
     if (item.backend == "auto") {
       if (!item.args.empty())
         raise(Errc::bad_device_spec, "--devices", "'auto' takes no arguments");
       for (const auto& b : backends()) {
         if (!b.in_default_set) continue;
+        if (b.name == "cpu") {
+          cpu_items.push_back({set.devices.size(), ""});
+          continue;
+        }
         try {
           append(set, without_duplicates(set, b.create("", ctx)));
         } catch (const Error& e) {
@@ -130,10 +168,13 @@ DeviceSet open_devices(const std::string& spec, const Options& options) {
           set.notes.push_back(b.name + ": " + e.what());
         }
       }
+    } else if (item.backend == "cpu") {
+      cpu_items.push_back({set.devices.size(), item.args});
     } else {
       append(set, find_backend(item.backend).create(item.args, ctx));
     }
   }
+  open_cpu_devices(set, cpu_items, ctx);
   if (set.devices.empty())
     raise(Errc::backend_unavailable, "--devices", "no device found for '" + spec + "'");
   set.topology.add_node({"host", "host"});

@@ -1,4 +1,7 @@
 // The backend's face: its unavailable reason, specs, DeviceInfo, topology.
+#include <algorithm>
+
+#include "baton/devices.hpp"
 #include "cuda_test.hpp"
 
 using namespace baton;
@@ -50,6 +53,18 @@ TEST(CudaBackend, DescribesAWholeGpu) {
   ASSERT_TRUE(link);
   EXPECT_EQ(link->kind, LinkKind::pcie);
   EXPECT_GT(link->gbps, 10);
+}
+
+TEST(CudaBackend, ACpuDeviceLeavesAThreadToEachGpusWorker) {
+  BATON_REQUIRE_CUDA();
+  const int all = open_devices("cpu").devices[0]->info().compute_units;
+  auto set = open_devices("cuda,cpu");
+  const int gpus = int(set.devices.size()) - 1;
+  ASSERT_GE(gpus, 1);
+  const DeviceInfo& cpu = set.devices.back()->info();
+  EXPECT_EQ(cpu.backend, BackendKind::cpu);  // in the spec's place, though opened last
+  EXPECT_EQ(cpu.compute_units, std::max(1, all - gpus));
+  std::cout << "  " << cpu.name << ": " << cpu.description << " beside " << gpus << " GPU(s)\n";
 }
 
 TEST(CudaBackend, EveryGpuGetsItsOwnMemoryNode) {

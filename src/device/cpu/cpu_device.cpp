@@ -1,5 +1,6 @@
 #include "device/cpu/cpu_device.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "baton/error.hpp"
@@ -99,12 +100,14 @@ Backend cpu_backend() {
   Backend b;
   b.name = "cpu";
   b.spec_help =
-      "  cpu                   the host CPU as one device of all its threads\n"
-      "  cpu:N                 N devices sharing the threads evenly\n"
+      "  cpu                   the host CPU as one device of all its threads but one for\n"
+      "                        each other device's worker (a GPU's worker polls its queues)\n"
+      "  cpu:N                 N devices sharing those threads evenly\n"
       "  cpu:NxT               N devices of T threads each\n";
   b.create = [](const std::string& args, BackendContext& ctx) {
     const int configured = ctx.options().cpu_threads;
-    auto [count, threads] = parse_cpu_args(args, configured > 0 ? configured : ctx.host().threads);
+    const int free_threads = std::max(1, ctx.host().threads - ctx.driver_threads());
+    auto [count, threads] = parse_cpu_args(args, configured > 0 ? configured : free_threads);
     ctx.add_node({"cpu", "cpu"});
     ctx.add_link({"cpu", "host", LinkKind::sys, 20.0, 0.1});
     DeviceList list;
