@@ -74,6 +74,20 @@ TEST(Calibration, DevicesSharingNothingKeepTheirRatesAlone) {
   EXPECT_GT(c.alone[0], 1.5 * c.alone[1]);  // sim:4,2: twice as fast, less launch costs
 }
 
+// A device that would take long over the whole range is timed over a part of
+// it: calibration stays short, and the rate is still the device's.
+TEST(Calibration, ASlowDeviceIsTimedOverAPartOfALongRange) {
+  Runtime rt = open("sim:1000,1");
+  Kernel k = workloads::fma_kernel(1000, false);
+  const std::uint64_t n = 1 << 22;  // about 4 s alone on sim1, 4 ms on sim0
+  const double start = rt.clock().now();
+  const Calibration c = rt.calibrate({n}, k);
+  // Over the whole range: a warm-up of 1/16 and three timed runs, 12.9 s.
+  EXPECT_LT(rt.clock().now() - start, 2.0);
+  ASSERT_GT(c.alone[1], 0);
+  EXPECT_NEAR(c.alone[0] / c.alone[1], 1000, 50);
+}
+
 // A device given rate 0 gets none of the kernel's work, but for a task
 // pinned to it; when the device that has it fails, it takes all of it.
 TEST(Calibration, ALeftOutDeviceTakesOverWhenTheOthersFail) {
