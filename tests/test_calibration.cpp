@@ -83,7 +83,8 @@ TEST(Calibration, ASlowDeviceIsTimedOverAPartOfALongRange) {
   const double start = rt.clock().now();
   const Calibration c = rt.calibrate({n}, k);
   // Over the whole range: a warm-up of 1/16 and three timed runs, 12.9 s.
-  EXPECT_LT(rt.clock().now() - start, 2.0);
+  // Now: warm-ups up to 20 ms, then three timed runs of about 0.2 s.
+  EXPECT_LT(rt.clock().now() - start, 1.0);
   ASSERT_GT(c.alone[1], 0);
   EXPECT_NEAR(c.alone[0] / c.alone[1], 1000, 50);
 }

@@ -30,15 +30,24 @@ Calibration Runtime::calibrate_packed(Range range, const Kernel& kernel, Packed&
   for (std::size_t d = 0; d < n; ++d) {
     if (!kernel.runs_on(set_.devices[d]->info().backend)) continue;
     runs[d] = 1;
-    // A short untimed run first: module loads and run-time compilation stay out of the rate.
-    const std::uint64_t warm = std::max<std::uint64_t>(1, range.n / 16);
-    const double warm_s = run(int(d), Range{warm, range.chunk, range.first}, p.policy).makespan_s;
+    // Untimed runs first. The first loads modules and compiles; the next
+    // grow from 1/1024 of the range, doubling up to 1/16, until one lasts
+    // kWarmS: it tells how long the whole range would take.
+    constexpr double kWarmS = 0.02, kTimedRunS = 0.2;
+    auto part = [&](std::uint64_t items) { return Range{items, range.chunk, range.first}; };
+    const std::uint64_t most_warm = std::max<std::uint64_t>(1, range.n / 16);
+    std::uint64_t warm = std::max<std::uint64_t>(1, range.n / 1024);
+    run(int(d), part(warm), p.policy);
+    double warm_s = 0;
+    for (;;) {
+      warm_s = run(int(d), part(warm), p.policy).makespan_s;
+      if (warm_s >= kWarmS || warm >= most_warm) break;
+      warm = std::min(most_warm, warm * 2);
+    }
     // Timed over the range, or over a part of it that lasts about
     // kTimedRunS where the whole would take longer: a CPU beside a GPU took
     // 34 s a run over 42 M items of 4096 fma steps, which the GPU ran in 11
-    // ms. The warm-up's time includes compiling, so the part errs short; it
-    // is never shorter than the warm-up's.
-    constexpr double kTimedRunS = 0.2;
+    // ms. Never over less than the last warm-up's part.
     Range timed = range;
     if (warm_s * double(range.n) / double(warm) > kTimedRunS)
       timed.n = std::max(warm, std::uint64_t(double(warm) * kTimedRunS / warm_s));
