@@ -25,7 +25,7 @@ namespace baton {
   X(bool, write_back, "BATON_WRITE_BACK", false,                                                 \
     "copy each task's results to host memory behind later work (else only when read)")           \
   X(int, cpu_threads, "BATON_CPU_THREADS", 0,                                                    \
-    "threads of the host CPU to use (0: all hardware threads)")                                  \
+    "threads of the host CPU to use (0: all hardware threads but one for each GPU's worker)")    \
   X(double, tail_split, "BATON_TAIL_SPLIT", 4,                                                   \
     "ws: a chunk is 1/N of the device's fair share of what is left")                             \
   X(double, min_chunk_div, "BATON_MIN_CHUNK_DIV", 16,                                            \
