@@ -183,12 +183,11 @@ void run_sweep(const SweepArgs& args) {
   };
   const int ws = index("ws");
   std::vector<int> baselines;
-  std::string baseline_names;
   for (const char* name : {"static", "weighted"})
-    if (index(name) >= 0) {
-      baselines.push_back(index(name));
-      baseline_names += (baseline_names.empty() ? "" : " and ") + std::string(name);
-    }
+    if (index(name) >= 0) baselines.push_back(index(name));
+  const std::string against = baselines.size() > 1 ? "the better of static and weighted"
+                              : baselines.empty()  ? ""
+                                                   : policies[std::size_t(baselines[0])];
   const bool compare = ws >= 0 && !baselines.empty();
   nlohmann::json j;
   j["devices"] = nlohmann::json::array();
@@ -276,9 +275,9 @@ void run_sweep(const SweepArgs& args) {
         repeated);
   if (compare)
     std::printf(
-        "ws more than 2%% behind the better of %s: %d of %zu cases; on runs of 5 ms or more (the "
-        "better baseline's): %d of %d\n",
-        baseline_names.c_str(), losses, rows.size(), losses_5ms, runs_5ms);
+        "ws more than 2%% behind %s: %d of %zu cases; on runs of 5 ms or more (the baseline's): "
+        "%d of %d\n",
+        against.c_str(), losses, rows.size(), losses_5ms, runs_5ms);
   if (ws >= 0)
     std::printf("ws below 95%% of the oracle on runs of 20 ms or more: %d of %d\n", short_of_oracle,
                 long_runs);

@@ -101,7 +101,7 @@ Backend cpu_backend() {
   b.name = "cpu";
   b.spec_help =
       "  cpu                   the host CPU as one device of all its threads but one for\n"
-      "                        each other device's worker (a GPU's worker polls its queues)\n"
+      "                        each GPU's worker (it polls the GPU's queues)\n"
       "  cpu:N                 N devices sharing those threads evenly\n"
       "  cpu:NxT               N devices of T threads each\n";
   b.create = [](const std::string& args, BackendContext& ctx) {
