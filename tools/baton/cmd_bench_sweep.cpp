@@ -3,6 +3,7 @@
 // policy against the oracle, and whether ws keeps up with the better of
 // static and weighted.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <set>
 
@@ -105,7 +106,14 @@ struct Row {
   double target_ms = 0;
   Calibration cal;
   std::vector<RunStats> runs;  // per policy, the median
+  // Wall seconds the row took: sizing its case (buffers made and filled,
+  // probe runs), calibrating it, the policies' runs (each checked).
+  double sizing_s = 0, calibration_s = 0, runs_s = 0;
 };
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
 
 void run_sweep(const SweepArgs& args) {
   if (args.repeat < 1) raise(Errc::invalid_argument, "--repeat", "must be at least 1");
@@ -152,11 +160,16 @@ void run_sweep(const SweepArgs& args) {
                  std::to_string(it) + " fma steps, " + std::to_string(b) + " bytes, ~" +
                  fixed(target, 0) + " ms");
         double took_s = 0;
+        auto at = std::chrono::steady_clock::now();
         auto work = sized_case(rt, shape, target, start, most, links.both_ways_gbps, took_s);
         Row row;
+        row.sizing_s = seconds_since(at);
         row.shape = work->shape();
         row.target_ms = target;
+        at = std::chrono::steady_clock::now();
         row.cal = work->calibrate();
+        row.calibration_s = seconds_since(at);
+        at = std::chrono::steady_clock::now();
         std::string line = "[" + std::to_string(step) + "/" + std::to_string(cases) + "] " +
                            std::to_string(it) + " fma, " + std::to_string(b) + " B, " +
                            std::to_string(row.shape.items) + " items:";
@@ -167,6 +180,9 @@ void run_sweep(const SweepArgs& args) {
           line += " " + p + " " + fixed(100 * row.runs.back().efficiency, 1) + "% in " +
                   fixed(row.runs.back().makespan_s * 1e3, 1) + " ms";
         }
+        row.runs_s = seconds_since(at);
+        line += " (sized in " + fixed(row.sizing_s, 1) + " s, calibrated in " +
+                fixed(row.calibration_s, 1) + " s, runs " + fixed(row.runs_s, 1) + " s)";
         progress_result(line);
         rows.push_back(std::move(row));
         last_ms = took_s * 1e3;
@@ -212,12 +228,14 @@ void run_sweep(const SweepArgs& args) {
     std::vector<std::string> cells{std::to_string(r.shape.iters), std::to_string(r.shape.bytes),
                                    std::to_string(r.shape.items), fixed(r.target_ms, 0),
                                    fixed(main.makespan_s * 1e3, 2)};
-    nlohmann::json jr{{"iters", r.shape.iters},
-                      {"bytes_per_item", r.shape.bytes},
-                      {"items", r.shape.items},
-                      {"target_ms", r.target_ms},
-                      {"oracle_items_per_s", r.cal.oracle_rate()},
-                      {"runs", nlohmann::json::array()}};
+    nlohmann::json jr{
+        {"iters", r.shape.iters},
+        {"bytes_per_item", r.shape.bytes},
+        {"items", r.shape.items},
+        {"target_ms", r.target_ms},
+        {"oracle_items_per_s", r.cal.oracle_rate()},
+        {"wall_s", {{"sizing", r.sizing_s}, {"calibration", r.calibration_s}, {"runs", r.runs_s}}},
+        {"runs", nlohmann::json::array()}};
     for (std::size_t p = 0; p < policies.size(); ++p) {
       cells.push_back(fixed(100 * r.runs[p].efficiency, 1));
       jr["runs"].push_back({{"policy", policies[p]},
