@@ -11,8 +11,9 @@
 # the seconds each may take (default 480; 0 leaves the sweeps out), MS the
 # lengths of run (default 5,20,200); TESTS=0 leaves the test suite out (for
 # the calls after the first), FROM_HOST=0 the runs from host memory. Buffers
-# grow up to MAX_GIB (default 12; at 2 GiB a run of 1 fma per item lasted
-# 1 ms on the H200, not the 5 ms asked for; at 12 GiB 4 to 17 ms on an H100).
+# grow up to MAX_GIB (default 40: memory-bound rows of 1 fma per item ran
+# 22 ms at 4, 8 and 64 B on H100 partitions; at 12 GiB 4 to 17 ms, and an
+# H200's HBM needs more). A split may be a mix: SPLITS="cpu,cuda:0".
 set -uo pipefail
 source bench/gpu_build.sh
 
@@ -31,7 +32,7 @@ fi
 for split in $splits; do
   tag=${split//[:\/+,]/_}
   timeout "${SWEEP_S:-480}" $b bench sweep -d "$split" -p static,weighted,ws,ws-topo \
-    -i 1,64,4096,262144 -b 4,8,64 --ms "${MS:-5,20,200}" -r 3 --max-gib "${MAX_GIB:-12}" \
+    -i 1,64,4096,262144 -b 4,8,64 --ms "${MS:-5,20,200}" -r 3 --max-gib "${MAX_GIB:-40}" \
     --json-out "$out/sweep_$tag.json" >"$out/sweep_$tag.log" 2>&1
   tail -45 "$out/sweep_$tag.log"
 done
