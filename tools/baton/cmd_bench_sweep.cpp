@@ -3,7 +3,6 @@
 // policy against the oracle, and whether ws keeps up with the better of
 // static and weighted.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <set>
 
@@ -111,10 +110,6 @@ struct Row {
   double sizing_s = 0, calibration_s = 0, runs_s = 0;
 };
 
-double seconds_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
 void run_sweep(const SweepArgs& args) {
   if (args.repeat < 1) raise(Errc::invalid_argument, "--repeat", "must be at least 1");
   if (!(args.max_gib > 0)) raise(Errc::invalid_argument, "--max-gib", "must be above 0");
@@ -160,16 +155,17 @@ void run_sweep(const SweepArgs& args) {
                  std::to_string(it) + " fma steps, " + std::to_string(b) + " bytes, ~" +
                  fixed(target, 0) + " ms");
         double took_s = 0;
-        auto at = std::chrono::steady_clock::now();
+        Clock& wall = host_clock();  // the runtime's may be virtual
+        double at = wall.now();
         auto work = sized_case(rt, shape, target, start, most, links.both_ways_gbps, took_s);
         Row row;
-        row.sizing_s = seconds_since(at);
+        row.sizing_s = wall.now() - at;
         row.shape = work->shape();
         row.target_ms = target;
-        at = std::chrono::steady_clock::now();
+        at = wall.now();
         row.cal = work->calibrate();
-        row.calibration_s = seconds_since(at);
-        at = std::chrono::steady_clock::now();
+        row.calibration_s = wall.now() - at;
+        at = wall.now();
         std::string line = "[" + std::to_string(step) + "/" + std::to_string(cases) + "] " +
                            std::to_string(it) + " fma, " + std::to_string(b) + " B, " +
                            std::to_string(row.shape.items) + " items:";
@@ -180,7 +176,7 @@ void run_sweep(const SweepArgs& args) {
           line += " " + p + " " + fixed(100 * row.runs.back().efficiency, 1) + "% in " +
                   fixed(row.runs.back().makespan_s * 1e3, 1) + " ms";
         }
-        row.runs_s = seconds_since(at);
+        row.runs_s = wall.now() - at;
         line += " (sized in " + fixed(row.sizing_s, 1) + " s, calibrated in " +
                 fixed(row.calibration_s, 1) + " s, runs " + fixed(row.runs_s, 1) + " s)";
         progress_result(line);
