@@ -15,16 +15,28 @@ TEST(Chunking, GuidedChunksShrinkTowardTheEndWithinBounds) {
 
 TEST(Chunking, BoundsScaleWithShareAndKeepATimeFloor) {
   // Four devices; one with half the total rate gets chunks twice the plan's.
-  auto fast = device_bounds(100, 1000, 0.5, 4, 0, 0);
+  auto fast = device_bounds(100, 1000, 0.5, 4, 0, 0, 1e-3);
   EXPECT_EQ(fast.lo, 200u);
   EXPECT_EQ(fast.hi, 2000u);
-  auto slow = device_bounds(100, 1000, 0.0625, 4, 0, 0);
+  auto slow = device_bounds(100, 1000, 0.0625, 4, 0, 0, 1e-3);
   EXPECT_EQ(slow.lo, 25u);
   EXPECT_EQ(slow.hi, 250u);
   // Measured at 1e6 items/s with a 200 us floor: no chunk under 200 items...
-  EXPECT_EQ(device_bounds(10, 1000, 0.25, 4, 1e6, 200e-6).lo, 200u);
-  // ...but never above the upper bound.
-  EXPECT_EQ(device_bounds(10, 100, 0.25, 4, 1e6, 200e-6).lo, 100u);
+  EXPECT_EQ(device_bounds(10, 1000, 0.25, 4, 1e6, 200e-6, 0).lo, 200u);
+  // ...but never above the plan's upper bound, even where the body's chunks
+  // may be longer: the tail of a short run keeps its short chunks.
+  EXPECT_EQ(device_bounds(10, 100, 0.25, 4, 1e6, 200e-6, 0).lo, 100u);
+  EXPECT_EQ(device_bounds(10, 100, 0.25, 4, 1e6, 200e-6, 1e-3).lo, 100u);
+}
+
+TEST(Chunking, AMeasuredDevicesChunksMayLastTheBodysTime) {
+  // The plan's bound, scaled to a slow device's share, is 250 items: 250 us
+  // at 1e6 items/s. Measured, its chunks may grow to 1 ms of its rate...
+  EXPECT_EQ(device_bounds(100, 1000, 0.0625, 4, 1e6, 200e-6, 1e-3).hi, 1000u);
+  // ...and a bound the plan already gives past that stays.
+  EXPECT_EQ(device_bounds(100, 1000, 0.5, 4, 1e6, 200e-6, 1e-3).hi, 2000u);
+  // Unmeasured, the plan's bound stands.
+  EXPECT_EQ(device_bounds(100, 1000, 0.0625, 4, 0, 200e-6, 1e-3).hi, 250u);
 }
 
 TEST(Chunking, MedianRateIgnoresAnOutlier) {

@@ -32,6 +32,8 @@ namespace baton {
     "ws: smallest chunk is the largest chunk divided by N")                                      \
   X(double, min_chunk_us, "BATON_MIN_CHUNK_US", 200,                                             \
     "ws: no chunk shorter than this (us) once a device's rate is measured")                      \
+  X(double, body_chunk_us, "BATON_BODY_CHUNK_US", 1000,                                          \
+    "ws: before the tail, a measured device's chunks may be this long (us)")                     \
   X(double, long_chunk_us, "BATON_LONG_CHUNK_US", 1000,                                          \
     "chunks longer than this (us) keep at most one more in flight")                              \
   X(double, idle_spin_us, "BATON_IDLE_SPIN_US", 50,                                              \

@@ -31,11 +31,14 @@ void effective_rates(const std::vector<double>& weights, const std::vector<RateT
 }
 
 ChunkBounds device_bounds(std::uint64_t min_chunk, std::uint64_t max_chunk, double share,
-                          int devices, double measured_rate, double floor_s) {
+                          int devices, double measured_rate, double floor_s, double body_s) {
   const double scale = share * double(std::max(1, devices));
-  const auto hi = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(double(max_chunk) * scale));
+  const auto planned =
+      std::max<std::uint64_t>(1, static_cast<std::uint64_t>(double(max_chunk) * scale));
   const double lo = std::max(double(min_chunk) * scale, measured_rate * floor_s);
-  return {std::clamp<std::uint64_t>(static_cast<std::uint64_t>(lo), 1, hi), hi};
+  const auto body = static_cast<std::uint64_t>(measured_rate * body_s);
+  return {std::clamp<std::uint64_t>(static_cast<std::uint64_t>(lo), 1, planned),
+          std::max(planned, body)};
 }
 
 std::uint64_t guided_chunk(std::uint64_t unstarted, double share, double tail_split,

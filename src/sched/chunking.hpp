@@ -39,11 +39,15 @@ struct ChunkBounds {
 };
 // A device's chunk bounds: the plan's, scaled by its share of the total rate
 // times the number of devices, so that chunks take about the same time on a
-// fast and a slow device (and the last ones end together); the lower bound is
-// raised to `floor_s` worth of its measured rate (0: not measured yet) so
-// per-chunk costs stay small on fast devices, but never above the upper one.
+// fast and a slow device (and the last ones end together). Once its rate is
+// measured (0: not yet), the lower bound is raised to `floor_s` of it, so
+// per-chunk costs stay small on fast devices, but never above the plan's
+// upper bound: the tail of a short run keeps its short chunks. The upper
+// bound is raised to `body_s` of it: the plan's bound of a 5 ms run is 0.3 ms
+// a chunk, and a GPU's chunk costs about 10 us besides its waves (launch,
+// ramp, drain), 3 % of that.
 ChunkBounds device_bounds(std::uint64_t min_chunk, std::uint64_t max_chunk, double share,
-                          int devices, double measured_rate, double floor_s);
+                          int devices, double measured_rate, double floor_s, double body_s);
 
 // The next chunk for a device whose share of the total rate is `share`, with
 // `unstarted` items not yet handed out anywhere.

@@ -208,7 +208,7 @@ class WsSource final : public ChunkSource {
     double total = std::accumulate(r.begin(), r.end(), 0.0);
     double share = total > 0 ? r[dev] / total : 1.0;
     ChunkBounds b = device_bounds(plan_.min_chunk, plan_.max_chunk, share, active_,
-                                  rates_[dev].rate(), plan_.min_chunk_s);
+                                  rates_[dev].rate(), plan_.min_chunk_s, plan_.body_chunk_s);
     // A native launcher's pass (cuBLAS over many micro-batches) pays for
     // reading every weight whatever its size: chunks of whole passes, and
     // no chunk below one where dev's share of the task holds one (on H200

@@ -47,10 +47,16 @@ void Engine::start_split(TaskRecord* t) {
   // Spans handed out are sized as without a chunk; a chunk the user gave is
   // the launch size within them, and the least span.
   plan.launch = t->range.chunk;
-  plan.max_chunk = largest_span(machine_, *t, w, o.write_back);
+  const SpanSize spans = largest_span(machine_, *t, w, o.write_back);
+  plan.max_chunk = spans.most;
   plan.min_chunk = std::max<std::uint64_t>(
       {1, t->range.chunk, std::uint64_t(double(plan.max_chunk) / std::max(1.0, o.min_chunk_div))});
   plan.min_chunk_s = o.min_chunk_us * 1e-6;
+  // Measured rates count kernels, not copies: where data crosses a link,
+  // the spans' copies bound them, and a chunk of 1 ms of kernels from host
+  // memory (7 a device on sim:dgx1, not 28) made ws take 1.4x static's time:
+  // the copies' pipeline was empty while the first chunks came in.
+  plan.body_chunk_s = spans.copied ? 0 : o.body_chunk_us * 1e-6;
   plan.tail_split = std::max(1.0, o.tail_split);
   plan.weights.assign(w.begin(), w.end());
   plan.paths = &machine_.paths;

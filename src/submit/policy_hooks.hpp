@@ -47,6 +47,7 @@ struct Plan {
   // trip through the source each.
   std::uint64_t launch = 0;
   double min_chunk_s = 0;       // ws: no chunk shorter than this on a measured device
+  double body_chunk_s = 0;      // ws: before the tail, chunks up to this on a measured device
   std::vector<double> weights;  // per device, relative capability; 0: takes no part
   // Per device, the least span worth handing it (DeviceInfo::parallel_items),
   // unless less is left.

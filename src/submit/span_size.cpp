@@ -9,8 +9,8 @@
 
 namespace baton::detail {
 
-std::uint64_t largest_span(const MachineView& m, const TaskRecord& t, const std::vector<double>& w,
-                           bool write_back) {
+SpanSize largest_span(const MachineView& m, const TaskRecord& t, const std::vector<double>& w,
+                      bool write_back) {
   const std::uint64_t n = t.range.n;
   const auto able = std::count_if(w.begin(), w.end(), [](double x) { return x > 0; });
   const std::uint64_t devices = std::max<std::uint64_t>(1, std::uint64_t(able));
@@ -19,7 +19,8 @@ std::uint64_t largest_span(const MachineView& m, const TaskRecord& t, const std:
   const std::uint64_t least =
       std::max<std::uint64_t>({1, t.range.chunk, std::min<std::uint64_t>(n, 64)});
   std::uint64_t most = std::max(least, n / (devices * 16));
-  if (!t.tracked || able == 0) return most;
+  if (!t.tracked || able == 0) return {most, false};
+  bool copied = false;
   // Each device's share as the policies first hand it out.
   const std::vector<Span> shares = proportional_shares(n, w);
   for (int d = 0; d < m.devices; ++d) {
@@ -38,12 +39,13 @@ std::uint64_t largest_span(const MachineView& m, const TaskRecord& t, const std:
                                                                                r.begin, r.end)));
       if (a.buffer.mode != Access::in && write_back) out += double(r.size());
     }
+    copied = copied || in > 0 || out > 0;
     const double copy_s = link.seconds(std::min(in, out));
     const double start_s = std::max(1e-6, link.latency_us * 1e-6);
     const double spans = std::min(std::sqrt(copy_s / start_s), kCopiedSpansMost);
     if (spans > 16) most = std::min(most, std::uint64_t(double(e - b) / spans));
   }
-  return std::max(least, most);
+  return {std::max(least, most), copied};
 }
 
 }  // namespace baton::detail

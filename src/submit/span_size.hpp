@@ -22,11 +22,16 @@ namespace baton::detail {
 // with compute, not copies.
 inline constexpr double kCopiedSpansMost = 64;
 
+struct SpanSize {
+  std::uint64_t most = 1;  // the largest span for a device of average speed
+  bool copied = false;     // some device's share has data to copy in or home
+};
+
 // The largest span for a device of average speed: `t`'s range over the
 // devices of weight `w` > 0, 16 spans each, or finer where a share's data
 // crosses a link both ways: the bytes the device's share lacks in its
 // memory in, and with `write_back` the bytes it writes home.
-std::uint64_t largest_span(const MachineView& m, const TaskRecord& t, const std::vector<double>& w,
-                           bool write_back);
+SpanSize largest_span(const MachineView& m, const TaskRecord& t, const std::vector<double>& w,
+                      bool write_back);
 
 }  // namespace baton::detail
