@@ -22,7 +22,9 @@ class Topology {
   // Best path: the direct link, else the widest path through the graph
   // (bandwidth is the narrowest link on it, latency the sum) whose inner
   // nodes forward (host memory, switches; not devices). Same node: free.
-  std::optional<PathCost> path(const std::string& a, const std::string& b) const;
+  // Its links go into `route` where that is given (as route() gives them).
+  std::optional<PathCost> path(const std::string& a, const std::string& b,
+                               std::vector<std::size_t>* route = nullptr) const;
   // The links of path(a, b) in order from a, as indices into links(); empty
   // for the same node, none where there is no path.
   std::optional<std::vector<std::size_t>> route(const std::string& a, const std::string& b) const;
@@ -33,9 +35,6 @@ class Topology {
   static Topology load(const std::string& path);
 
  private:
-  // path(a, b), and its links into `route` where that is given.
-  std::optional<PathCost> search(const std::string& a, const std::string& b,
-                                 std::vector<std::size_t>* route) const;
   std::vector<TopoNode> nodes_;
   std::vector<TopoLink> links_;
 };

@@ -72,8 +72,10 @@ void open_cpu_devices(DeviceSet& set, const std::vector<CpuItem>& items,
   const auto drivers = std::count_if(set.devices.begin(), set.devices.end(),
                                      [](const auto& d) { return drives_a_device(d->info()); });
   ctx.set_driver_threads(int(drivers));
+  if (items.empty()) return;
+  const detail::Backend& cpu = find_backend("cpu");
   std::vector<detail::DeviceList> opened;
-  for (const CpuItem& item : items) opened.push_back(find_backend("cpu").create(item.args, ctx));
+  for (const CpuItem& item : items) opened.push_back(cpu.create(item.args, ctx));
   // From the last place back, so that the places before stay where they were.
   for (std::size_t k = items.size(); k-- > 0;) insert(set, items[k].at, std::move(opened[k]));
 }

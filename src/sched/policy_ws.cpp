@@ -102,12 +102,14 @@ class WsSource final : public ChunkSource {
       if (auto orphan = take_orphan(plan_.max_chunk)) return Take{*orphan};
       return std::nullopt;
     }
-    const std::uint64_t grain = chunk_for(dev);
+    std::vector<double>& r = devs_[dev].rates;
+    effective_rates(plan_.weights, rates_, r);
+    const std::uint64_t grain = chunk_for(dev, r);
     if (auto orphan = take_orphan(grain * quantum_)) {  // orphans are in items
       note_started(dev, orphan->size());
       return Take{*orphan};
     }
-    if (leaves_to_a_busy_device(dev, grain)) return std::nullopt;
+    if (leaves_to_a_busy_device(dev, grain, r)) return std::nullopt;
     if (auto s = pop(dev)) return run(Take{*s}, grain, dev);
     return steal(dev, grain);
   }
@@ -119,10 +121,9 @@ class WsSource final : public ChunkSource {
   // at the end of a 1.6 ms run on H100 partitions (sim of their models).
   // Both have work in flight, so both ask again when a chunk completes: no
   // thief has to be woken, and the chunk is run, by one or the other.
-  bool leaves_to_a_busy_device(int dev, std::uint64_t grain) const {
+  // `r`: the devices' effective rates.
+  bool leaves_to_a_busy_device(int dev, std::uint64_t grain, const std::vector<double>& r) const {
     if (in_flight(dev) == 0 || devs_[dev].queued.load(std::memory_order_relaxed) <= 0) return false;
-    std::vector<double>& r = devs_[dev].rates;
-    effective_rates(plan_.weights, rates_, r);
     if (!(r[dev] > 0)) return false;
     const double chunk = double(grain * quantum_);
     const double mine = waves_s(dev, double(in_flight(dev)), r) + waves_s(dev, chunk, r);
@@ -201,10 +202,9 @@ class WsSource final : public ChunkSource {
     return s;
   }
 
-  std::uint64_t chunk_for(int dev) {
+  // `r`: the devices' effective rates.
+  std::uint64_t chunk_for(int dev, const std::vector<double>& r) const {
     if (plan_.max_chunk <= plan_.min_chunk) return (plan_.min_chunk + quantum_ - 1) / quantum_;
-    std::vector<double>& r = devs_[dev].rates;
-    effective_rates(plan_.weights, rates_, r);
     double total = std::accumulate(r.begin(), r.end(), 0.0);
     double share = total > 0 ? r[dev] / total : 1.0;
     ChunkBounds b = device_bounds(plan_.min_chunk, plan_.max_chunk, share, active_,

@@ -61,21 +61,18 @@ static bool forwards(const std::vector<TopoNode>& nodes, const std::string& id) 
   return true;
 }
 
-std::optional<PathCost> Topology::path(const std::string& a, const std::string& b) const {
-  return search(a, b, nullptr);
-}
-
 std::optional<std::vector<std::size_t>> Topology::route(const std::string& a,
                                                         const std::string& b) const {
   std::vector<std::size_t> links;
-  if (!search(a, b, &links)) return std::nullopt;
+  if (!path(a, b, &links)) return std::nullopt;
   return links;
 }
 
 // Widest path (largest bottleneck bandwidth, then least latency), by a
 // Dijkstra-like relaxation; machines have tens of nodes, so this is cheap.
-std::optional<PathCost> Topology::search(const std::string& a, const std::string& b,
-                                         std::vector<std::size_t>* route) const {
+std::optional<PathCost> Topology::path(const std::string& a, const std::string& b,
+                                       std::vector<std::size_t>* route) const {
+  if (route) route->clear();
   if (a == b) return PathCost{1e9, 0, LinkKind::virt, 0};
   std::map<std::string, PathCost> best;
   std::map<std::string, std::size_t> via;  // the link each node was reached by
@@ -108,7 +105,6 @@ std::optional<PathCost> Topology::search(const std::string& a, const std::string
   auto it = best.find(b);
   if (it == best.end()) return std::nullopt;
   if (route) {
-    route->clear();
     for (std::string at = b; at != a;) {
       const TopoLink& l = links_[via.at(at)];
       route->push_back(via.at(at));

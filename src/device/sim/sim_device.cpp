@@ -282,13 +282,14 @@ Backend sim_backend() {
     DeviceList list;
     const Topology net = sim_network(m);
     auto loads = std::make_shared<SimLinkLoads>(net);
-    std::vector<std::vector<std::size_t>> routes;
+    std::vector<std::vector<std::size_t>> routes(m.devices.size());
+    std::vector<PathCost> costs;
     std::vector<int> users(net.links().size(), 0);  // devices whose route crosses each link
-    for (const auto& d : m.devices) {
-      auto route = net.route(d.id, "host");
-      if (!route) raise(Errc::bad_topology, d.id, "sim device has no path to host");
-      for (std::size_t l : *route) ++users[l];
-      routes.push_back(std::move(*route));
+    for (std::size_t i = 0; i < m.devices.size(); ++i) {
+      auto cost = net.path(m.devices[i].id, "host", &routes[i]);
+      if (!cost) raise(Errc::bad_topology, m.devices[i].id, "sim device has no path to host");
+      for (std::size_t l : routes[i]) ++users[l];
+      costs.push_back(*cost);
     }
     for (std::size_t i = 0; i < m.devices.size(); ++i) {
       const SimDeviceSpec& d = m.devices[i];
@@ -310,10 +311,9 @@ Backend sim_backend() {
         if (users[l] > 1 && info.host_link.empty())
           info.host_link = net.links()[l].a + "-" + net.links()[l].b;
       if (!execute) info.stands_for = BackendKind::cuda;
-      const PathCost cost = *net.path(d.id, "host");
-      auto dev =
-          std::make_unique<SimDevice>(std::move(info), d, launch_us, execute,
-                                      SimHostRoute{cost, std::move(route), loads}, clock, measured);
+      auto dev = std::make_unique<SimDevice>(std::move(info), d, launch_us, execute,
+                                             SimHostRoute{costs[i], std::move(route), loads}, clock,
+                                             measured);
       made.push_back(dev.get());
       list.push_back(std::move(dev));
     }
