@@ -261,6 +261,42 @@ TEST(PoliciesSim, SpansAreCutFinerWhereTheirDataCrossesALinkBothWays) {
   }
 }
 
+// In a run of 4 ms the plan's bound is a quarter of a millisecond a chunk.
+// Once their rates are measured, ws's chunks may last up to 1 ms
+// (BATON_BODY_CHUNK_US): fewer chunks, each paying its launch. A run whose
+// data crosses a link keeps its copies' bound: measured rates count kernels
+// only, and chunks of 1 ms of kernels from host memory took 1.4x static's time
+// on sim:dgx1.
+TEST(PoliciesSim, WsChunksMayLastAMillisecondWhereNoDataCrossesALink) {
+  auto ws_run = [](double body_us, const char* spec, bool from_host) {
+    Options o;
+    o.devices = spec;
+    o.perf_model_file = "";
+    o.sim_execute = false;
+    o.body_chunk_us = body_us;
+    Runtime rt(o);
+    if (!from_host) return run(rt, "ws", 60'000);
+    const std::uint64_t n = std::uint64_t(1) << 24;
+    auto src = rt.buffer<float>(n);
+    auto dst = rt.buffer<float>(n);
+    return rt.parallel_for(Range{n, 0}, workloads::fma_rows_kernel(1, 1, false), in(src), out(dst),
+                           1.0f, 0.0f, 1, 1, Policy::by_name("ws"));
+  };
+  const RunStats fine = ws_run(0, "sim:8,4,2,1", false);
+  const RunStats body = ws_run(1000, "sim:8,4,2,1", false);
+  ASSERT_EQ(body.devices.size(), 4u);
+  EXPECT_LT(fine.makespan_s, 5e-3) << "a short run, where the plan's bound is under 1 ms";
+  for (std::size_t d = 0; d < 4; ++d)
+    EXPECT_LT(body.devices[d].chunks, fine.devices[d].chunks) << body.devices[d].name;
+  EXPECT_LE(body.makespan_s, fine.makespan_s);
+  const RunStats copied_fine = ws_run(0, "sim:dgx1", true);
+  const RunStats copied_body = ws_run(1000, "sim:dgx1", true);
+  for (std::size_t d = 0; d < copied_body.devices.size(); ++d)
+    EXPECT_EQ(copied_body.devices[d].chunks, copied_fine.devices[d].chunks)
+        << copied_body.devices[d].name;
+  EXPECT_EQ(copied_body.makespan_s, copied_fine.makespan_s);
+}
+
 // A few heavy items, fewer than a GPU runs at once (the partitions of
 // sim_waves.json): a device takes as long for its share as for a whole wave,
 // so a span stolen to run after its own doubles a thief's time. On the H200
