@@ -85,11 +85,14 @@ class WsSource final : public ChunkSource {
 
   bool exhausted() const override { return aborted() || (unstarted() == 0 && !has_orphans()); }
 
-  // Called by dev's own worker (pays() uses its scratch).
+  // Called by dev's own worker (the rates go into its scratch).
   bool stealable(int dev) const override {
     if (has_orphans()) return true;
+    std::vector<double>& r = devs_[dev].rates;
+    effective_rates(plan_.weights, rates_, r);
     for (std::size_t v = 0; v < n_; ++v)
-      if (int(v) != dev && devs_[v].queued.load(std::memory_order_relaxed) > 0 && pays(dev, int(v)))
+      if (int(v) != dev && devs_[v].queued.load(std::memory_order_relaxed) > 0 &&
+          pays(dev, int(v), r))
         return true;
     return false;
   }
@@ -111,7 +114,7 @@ class WsSource final : public ChunkSource {
     }
     if (leaves_to_a_busy_device(dev, grain, r)) return std::nullopt;
     if (auto s = pop(dev)) return run(Take{*s}, grain, dev);
-    return steal(dev, grain);
+    return steal(dev, grain, r);
   }
 
   // At the tail a device with work in flight leaves its next chunk in its
@@ -274,11 +277,12 @@ class WsSource final : public ChunkSource {
     return t;
   }
 
-  std::optional<Take> steal(int thief, std::uint64_t grain) {
+  // `r`: the devices' effective rates.
+  std::optional<Take> steal(int thief, std::uint64_t grain, const std::vector<double>& r) {
     const int n = static_cast<int>(n_);
     auto try_victim = [&](int v) -> std::optional<Take> {
       if (v == thief || devs_[v].queued.load(std::memory_order_relaxed) <= 0) return std::nullopt;
-      if (!pays(thief, v)) return std::nullopt;
+      if (!pays(thief, v, r)) return std::nullopt;
       auto w = devs_[v].deque.steal();
       if (!w) return std::nullopt;
       Span s = decode(*w);
@@ -310,7 +314,8 @@ class WsSource final : public ChunkSource {
   // which is then still the first split's (a worker that starts a little
   // late is not a slow device). In between, rates may be stale (a device
   // that just slowed down still looks fast) and stealing is what adapts to it.
-  bool pays(int thief, int v) const {
+  // `r`: the devices' effective rates.
+  bool pays(int thief, int v, const std::vector<double>& r) const {
     const std::int64_t units = devs_[v].queued.load(std::memory_order_relaxed);
     const double queued = double(units) * double(quantum_);
     const bool untouched = devs_[v].started.load(std::memory_order_relaxed) == 0;
@@ -321,8 +326,6 @@ class WsSource final : public ChunkSource {
     // ws ran at 0.82x weighted).
     const bool eager = between && plan_.pass(thief) == 1;
     if (!topo_ && eager) return true;
-    std::vector<double>& r = devs_[thief].rates;
-    effective_rates(plan_.weights, rates_, r);
     if (!(r[thief] > 0) || !(r[v] > 0)) return true;
     // The top of v's deque holds the larger half of its queue (run()).
     const double half = double((units + 1) / 2) * double(quantum_);  // items
