@@ -1,10 +1,12 @@
 #include "balance_case.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 #include "baton/error.hpp"
 #include "device/host_memory.hpp"
+#include "host_blocks.hpp"
 #include "resource/link_probe.hpp"
 #include "workloads/balance_kernels.hpp"
 
@@ -56,6 +58,41 @@ constexpr float kMul = 0.999f, kAdd = 0.001f;
 float reference(float x, int iters) {
   for (int r = 0; r < iters; ++r) x = x * kMul + kAdd;
   return x;
+}
+
+// Inputs in [-1, 1) from a hash of the index, so GPU-sized buffers fill fast.
+// They take kInputs values: the check computes each value's result once (at
+// 2^18 fma steps an item, 4096 sampled elements took seconds a case).
+constexpr std::uint64_t kInputs = 2048;
+
+std::uint64_t input_value_of(std::uint64_t e) {
+  return (e * 2654435761u) % kInputs;
+}
+
+float input(std::uint64_t value) {
+  return float(value) / 1024.0f - 1.0f;
+}
+
+// Item e's input value: item i of a kernel that reads nothing (width 0)
+// starts from in[0] + (i % 1024) / 1024, in[0] being value 0's.
+std::uint64_t start_value_of(std::uint64_t e, int width) {
+  return width == 0 ? e % 1024 : input_value_of(e);
+}
+
+// The results after `iters` steps of the values that elements 0, stride,
+// 2 stride ... below `elements` start from (the others' are left 0).
+std::vector<float> references(std::uint64_t elements, std::uint64_t stride, int width, int iters) {
+  std::vector<std::uint64_t> values;
+  std::vector<bool> seen(kInputs);
+  for (std::uint64_t e = 0; e < elements && values.size() < kInputs; e += stride) {
+    const std::uint64_t v = start_value_of(e, width);
+    if (!seen[v]) seen[v] = true, values.push_back(v);
+  }
+  std::vector<float> out(kInputs);
+  for_blocks(values.size(), 16, [&](std::uint64_t begin, std::uint64_t end) {
+    for (std::uint64_t i = begin; i < end; ++i) out[values[i]] = reference(input(values[i]), iters);
+  });
+  return out;
 }
 
 }  // namespace
@@ -142,18 +179,14 @@ BalanceCase::BalanceCase(Runtime& rt, const Shape& shape, double link_gbps)
   in_ = rt.buffer<float>(width_ == 0 ? 1 : elements);
   out_ = rt.buffer<float>(elements);
   if (shape.passes > 1) mid_ = rt.buffer<float>(elements);
-  // Inputs in [-1, 1), from a hash of the index: GPU-sized buffers fill fast.
   auto host = in_.host();
-  for (std::size_t e = 0; e < host.size(); ++e)
-    host[e] = float((e * 2654435761u) % 2048u) / 1024.0f - 1.0f;
+  for_blocks(host.size(), 1 << 20, [&](std::uint64_t begin, std::uint64_t end) {
+    for (std::uint64_t e = begin; e < end; ++e) host[e] = input(input_value_of(e));
+  });
   if (shape.from_host) link_gbps_ = link_gbps;
   if (sim_) return;
   stride_ = std::max<std::size_t>(1, elements / 4096);
-  auto src = in_.read();
-  for (std::size_t e = 0; e < elements; e += stride_) {
-    const float x = width_ == 0 ? src[0] + float(e % 1024) / 1024.0f : src[e];
-    expect_.push_back(reference(x, shape.iters * shape.passes));
-  }
+  expect_ = references(elements, stride_, width_, shape.iters * shape.passes);
 }
 
 double BalanceCase::link_bound_s() const {
@@ -181,7 +214,10 @@ RunStats BalanceCase::run(const std::string& policy) {
     // a run at the sweep's 6 GiB outputs).
     auto o = result().host();
     if (first)
-      std::fill(o.begin(), o.end(), std::nanf(""));
+      for_blocks(o.size(), 1 << 20, [&](std::uint64_t begin, std::uint64_t end) {
+        std::fill(o.begin() + std::ptrdiff_t(begin), o.begin() + std::ptrdiff_t(end),
+                  std::nanf(""));
+      });
     else
       for (std::size_t e = 0; e < o.size(); e += stride_) o[e] = std::nanf("");
   }
@@ -215,23 +251,31 @@ void BalanceCase::check(const std::string& policy, bool every_element) {
           "wrong result at element " + std::to_string(e) + ": " + std::to_string(got[e]) + why);
   };
   for (std::size_t e = 0; e < got.size(); e += stride_) {
-    const float want = expect_[e / stride_];
+    const float want = expect_[start_value_of(e, width_)];
     if (!(std::fabs(got[e] - want) <= 1e-4f * (1 + std::fabs(want))))
       wrong(e, " instead of " + std::to_string(want));
   }
   if (!every_element) return;
   // NaNs counted a block at a time without a branch, which the compiler
   // vectorizes (a scan of 6 GiB took seconds element by element); a block
-  // that has one is searched for it.
+  // that has one is searched for it. Each thread keeps its range's first.
   constexpr std::size_t kBlock = std::size_t(1) << 16;
-  for (std::size_t b = 0; b < got.size(); b += kBlock) {
-    const std::size_t end = std::min(got.size(), b + kBlock);
-    std::size_t nans = 0;
-    for (std::size_t e = b; e < end; ++e) nans += std::isnan(got[e]);
-    if (nans == 0) continue;
-    for (std::size_t e = b; e < end; ++e)
-      if (std::isnan(got[e])) wrong(e, " (never written)");
-  }
+  std::atomic<std::uint64_t> first_nan{got.size()};
+  for_blocks(got.size(), kBlock, [&](std::uint64_t begin, std::uint64_t end) {
+    for (std::uint64_t b = begin; b < end; b += kBlock) {
+      const std::uint64_t stop = std::min(end, b + kBlock);
+      std::size_t nans = 0;
+      for (std::uint64_t e = b; e < stop; ++e) nans += std::isnan(got[e]);
+      if (nans == 0) continue;
+      std::uint64_t e = b;
+      while (!std::isnan(got[e])) ++e;
+      std::uint64_t seen = first_nan.load();
+      while (e < seen && !first_nan.compare_exchange_weak(seen, e)) {
+      }
+      return;
+    }
+  });
+  if (first_nan < got.size()) wrong(first_nan, " (never written)");
 }
 
 }  // namespace baton::cli

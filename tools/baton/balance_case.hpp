@@ -103,7 +103,7 @@ class BalanceCase {
   Buffer<float> mid_;                         // passes: they go in -> out -> mid -> out -> mid ...
   double link_gbps_ = 0;                      // from host: the constructor's
   std::size_t stride_ = 1;                    // elements between checked ones
-  std::vector<float> expect_;                 // of the checked elements
+  std::vector<float> expect_;                 // results of the inputs' values
   std::vector<std::string> checked_in_full_;  // policies whose output was scanned whole
 };
 
