@@ -56,19 +56,29 @@ std::vector<T> numbers(const std::string& list, const char* option) {
 // A case of `ms` under ws, up to 30 % more, never less (within a factor of
 // 2, cases sized for 20 ms ran 10 to 17 ms on an H100: no run of 20 ms):
 // its items grown from `start` (a small probe, or what the last length of run
-// took, scaled) up to `most`; `took_s` is what it took. The probe that lands
-// is the case: buffers of GiBs take seconds to make. Probes run ws, not
-// weighted: a new case's kernel is weighted by the devices' nominal peaks
-// until it is calibrated: a CPU beside an H100 then got far too much, and
-// cases sized for 20 ms ran 1.5 ms once calibrated.
-std::unique_ptr<BalanceCase> sized_case(Runtime& rt, Shape shape, double ms, std::uint64_t start,
-                                        std::uint64_t most, double link_gbps, double& took_s) {
+// took, scaled) up to `most`. The probe that lands is the case: buffers of
+// GiBs take seconds to make. Each probe is calibrated before it is timed, as
+// the case's runs will be: uncalibrated, a kernel is weighted by the devices'
+// nominal peaks, which gave a CPU beside an H100 far too much (cases sized for
+// 20 ms ran 1.5 ms once calibrated, and at 2^18 fma steps 11 ms).
+struct SizedCase {
+  std::unique_ptr<BalanceCase> work;
+  Calibration cal;
+  double calibration_s = 0;  // wall seconds its calibration took
+  double took_s = 0;         // its run under ws
+};
+
+SizedCase sized_case(Runtime& rt, Shape shape, double ms, std::uint64_t start, std::uint64_t most,
+                     double link_gbps) {
   shape.items = std::clamp<std::uint64_t>(start, 16, std::max<std::uint64_t>(16, most));
   for (int round = 0;; ++round) {
-    auto probe = std::make_unique<BalanceCase>(rt, shape, link_gbps);
-    probe->run("ws");  // warm: buffers on the devices, modules loaded
-    const double s = probe->run("ws").makespan_s;
-    took_s = s;
+    SizedCase probe;
+    probe.work = std::make_unique<BalanceCase>(rt, shape, link_gbps);
+    Clock& wall = host_clock();  // the runtime's may be virtual
+    const double at = wall.now();
+    probe.cal = probe.work->calibrate();  // which also loads modules and places buffers
+    probe.calibration_s = wall.now() - at;
+    const double s = probe.took_s = probe.work->run("ws").makespan_s;
     const double want = ms * 1e-3;
     if ((s >= want && s <= want * 1.3) || round == 5) return probe;
     const double scale = s > 0 ? want * 1.12 / s : 64;
@@ -154,24 +164,23 @@ void run_sweep(const SweepArgs& args) {
         progress("[" + std::to_string(step) + "/" + std::to_string(cases) + "] " +
                  std::to_string(it) + " fma steps, " + std::to_string(b) + " bytes, ~" +
                  fixed(target, 0) + " ms");
-        double took_s = 0;
         Clock& wall = host_clock();  // the runtime's may be virtual
         double at = wall.now();
-        auto work = sized_case(rt, shape, target, start, most, links.both_ways_gbps, took_s);
+        SizedCase sized = sized_case(rt, shape, target, start, most, links.both_ways_gbps);
+        BalanceCase& work = *sized.work;
         Row row;
-        row.sizing_s = wall.now() - at;
-        row.shape = work->shape();
+        row.calibration_s = sized.calibration_s;  // the case's; the other probes' count as sizing
+        row.sizing_s = wall.now() - at - row.calibration_s;
+        row.shape = work.shape();
         row.target_ms = target;
-        at = wall.now();
-        row.cal = work->calibrate();
-        row.calibration_s = wall.now() - at;
+        row.cal = std::move(sized.cal);
         at = wall.now();
         std::string line = "[" + std::to_string(step) + "/" + std::to_string(cases) + "] " +
                            std::to_string(it) + " fma, " + std::to_string(b) + " B, " +
                            std::to_string(row.shape.items) + " items:";
         for (const auto& p : policies) {
           std::vector<RunStats> reps;
-          for (int r = 0; r < args.repeat; ++r) reps.push_back(work->run(p));
+          for (int r = 0; r < args.repeat; ++r) reps.push_back(work.run(p));
           row.runs.push_back(median_run(std::move(reps)));
           line += " " + p + " " + fixed(100 * row.runs.back().efficiency, 1) + "% in " +
                   fixed(row.runs.back().makespan_s * 1e3, 1) + " ms";
@@ -181,7 +190,7 @@ void run_sweep(const SweepArgs& args) {
                 fixed(row.calibration_s, 1) + " s, runs " + fixed(row.runs_s, 1) + " s)";
         progress_result(line);
         rows.push_back(std::move(row));
-        last_ms = took_s * 1e3;
+        last_ms = sized.took_s * 1e3;
       }
     }
   progress_done();
