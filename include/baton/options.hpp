@@ -37,7 +37,7 @@ namespace baton {
   X(double, long_chunk_us, "BATON_LONG_CHUNK_US", 1000,                                          \
     "chunks longer than this (us) keep at most one more in flight")                              \
   X(double, idle_spin_us, "BATON_IDLE_SPIN_US", 50,                                              \
-    "how long an idle device worker looks for work before it sleeps (us)")                       \
+    "how long an idle device worker or cpu thread looks for work before it sleeps (us)")         \
   X(double, sim_launch_us, "BATON_SIM_LAUNCH_US", 5,                                             \
     "sim: virtual cost of one launch (us), where the machine file gives none")                   \
   X(bool, sim_execute, "BATON_SIM_EXECUTE", true,                                                \

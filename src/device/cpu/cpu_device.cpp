@@ -55,8 +55,8 @@ class CpuDevice::CpuQueue final : public Queue {
   EventPtr done_;
 };
 
-CpuDevice::CpuDevice(DeviceInfo info, int threads)
-    : Device(std::move(info)), group_(threads), queue_(std::make_unique<CpuQueue>(*this)) {}
+CpuDevice::CpuDevice(DeviceInfo info, int threads, std::chrono::nanoseconds spin)
+    : Device(std::move(info)), group_(threads, spin), queue_(std::make_unique<CpuQueue>(*this)) {}
 
 DeviceMemory CpuDevice::allocate(std::size_t bytes) {
   return allocate_host(name(), bytes);
@@ -106,6 +106,7 @@ Backend cpu_backend() {
       "  cpu:NxT               N devices of T threads each\n";
   b.create = [](const std::string& args, BackendContext& ctx) {
     const int configured = ctx.options().cpu_threads;
+    const auto spin = std::chrono::nanoseconds(std::int64_t(ctx.options().idle_spin_us * 1e3));
     const int free_threads = std::max(1, ctx.host().threads - ctx.driver_threads());
     auto [count, threads] = parse_cpu_args(args, configured > 0 ? configured : free_threads);
     ctx.add_node({"cpu", "cpu"});
@@ -125,7 +126,7 @@ Backend cpu_backend() {
       info.peak_gflops = threads * 2.5 * 16;
       info.pipeline_depth = 1;
       info.shares = {"host-cores"};
-      list.push_back(std::make_unique<CpuDevice>(std::move(info), threads));
+      list.push_back(std::make_unique<CpuDevice>(std::move(info), threads, spin));
     }
     return list;
   };

@@ -2,6 +2,7 @@
 // host memory (memory node 0). Its queue runs each command as it is enqueued.
 #pragma once
 
+#include <chrono>
 #include <memory>
 
 #include "baton/device.hpp"
@@ -11,7 +12,8 @@ namespace baton::detail {
 
 class CpuDevice final : public Device {
  public:
-  CpuDevice(DeviceInfo info, int threads);
+  // `spin`: how long its threads look for the next job before they sleep.
+  CpuDevice(DeviceInfo info, int threads, std::chrono::nanoseconds spin);
   DeviceMemory allocate(std::size_t bytes) override;
   void release(DeviceMemory memory) override;
   Queue& queue(QueueRole role) override;

@@ -2,7 +2,7 @@
 
 namespace baton::detail {
 
-ThreadGroup::ThreadGroup(int threads) {
+ThreadGroup::ThreadGroup(int threads, std::chrono::nanoseconds spin) : spin_(spin) {
   for (int i = 1; i < threads; ++i) helpers_.emplace_back([this, i] { helper_loop(i); });
 }
 
@@ -31,13 +31,21 @@ void ThreadGroup::run(Span span, const std::function<void(Span)>& fn) {
   generation_.fetch_add(1, std::memory_order_release);
   generation_.notify_all();
   fn(piece(0));
-  for (int p; (p = pending_.load(std::memory_order_acquire)) != 0;) pending_.wait(p);
+  for (int p; (p = pending_.load(std::memory_order_acquire)) != 0;) await_change(pending_, p);
+}
+
+template <class T>
+void ThreadGroup::await_change(const std::atomic<T>& a, T old) const {
+  for (const auto until = std::chrono::steady_clock::now() + spin_;
+       a.load(std::memory_order_acquire) == old && std::chrono::steady_clock::now() < until;)
+    std::this_thread::yield();
+  a.wait(old, std::memory_order_acquire);
 }
 
 void ThreadGroup::helper_loop(int index) {
   std::uint64_t seen = 0;
   for (;;) {
-    generation_.wait(seen, std::memory_order_acquire);
+    await_change(generation_, seen);
     seen = generation_.load(std::memory_order_acquire);
     if (stop_.load(std::memory_order_relaxed)) return;
     Span mine = piece(index);
