@@ -202,7 +202,7 @@ void run_sweep(const SweepArgs& args) {
     auto at = std::find(policies.begin(), policies.end(), name);
     return at == policies.end() ? -1 : int(at - policies.begin());
   };
-  const int ws = index("ws");
+  const int ws = index("ws"), st = index("static");
   std::vector<int> baselines;
   for (const char* name : {"static", "weighted"})
     if (index(name) >= 0) baselines.push_back(index(name));
@@ -243,9 +243,12 @@ void run_sweep(const SweepArgs& args) {
         {"runs", nlohmann::json::array()}};
     for (std::size_t p = 0; p < policies.size(); ++p) {
       cells.push_back(fixed(100 * r.runs[p].efficiency, 1));
-      jr["runs"].push_back({{"policy", policies[p]},
-                            {"makespan_s", r.runs[p].makespan_s},
-                            {"efficiency", r.runs[p].efficiency}});
+      // As bench balance's --json has a run: each device's items, chunks,
+      // steals and busy time with the figures.
+      const double static_s = st >= 0 ? r.runs[st].makespan_s : 0;
+      jr["runs"].push_back(run_json(r.runs[p], static_s > 0 && r.runs[p].makespan_s > 0
+                                                   ? static_s / r.runs[p].makespan_s
+                                                   : 0));
       if (args.from_host) {
         jr["runs"].back()["gbps_in"] = gbps_in(r.runs[p]);
         jr["runs"].back()["gbps_out"] = gbps_out(r.runs[p]);
