@@ -316,6 +316,8 @@ TEST(SimDevice, BadTopologyFilesAreClearErrors) {
       R"({"pipeline_depth": 0, "devices": [{"id": "a", "speed": 1}]})",
       R"({"pipeline_depth": 2.5, "devices": [{"id": "a", "speed": 1}]})",
       R"({"wake_us": -1, "devices": [{"id": "a", "speed": 1}]})",
+      R"({"devices": [{"id": "a", "speed": 1, "pipeline_depth": 9}]})",
+      R"({"devices": [{"id": "a", "speed": 1, "pipeline_depth": 1.5}]})",
   };
   for (const char* text : cases) {
     try {
@@ -521,6 +523,13 @@ TEST(SimPresets, OpenByNameWithTheirLinks) {
     EXPECT_EQ(set.devices[0]->info().pipeline_depth, 3) << name;
   }
   EXPECT_EQ(open_devices("sim:4,2").devices[0]->info().pipeline_depth, 1);
+  // A device's own depth: a CPU beside GPUs keeps one chunk in flight.
+  const char* path = "test_sim_depths.json";
+  std::ofstream(path) << R"({"pipeline_depth": 3, "devices": [
+    {"id": "cpu", "speed": 1, "pipeline_depth": 1}, {"id": "gpu", "speed": 8}]})";
+  auto mixed = open_devices(std::string("sim:") + path);
+  EXPECT_EQ(mixed.devices[0]->info().pipeline_depth, 1);
+  EXPECT_EQ(mixed.devices[1]->info().pipeline_depth, 3);
   auto dgx1 = open_devices("sim:dgx1");
   EXPECT_EQ(dgx1.topology.path("gpu0", "gpu3")->gbps, 50);
   EXPECT_EQ(dgx1.topology.path("gpu0", "gpu1")->worst, LinkKind::nvlink);

@@ -306,7 +306,7 @@ Backend sim_backend() {
       info.peak_gflops = d.speed;
       info.memory_bytes = d.memory_bytes;
       if (d.parallel_items > 0) info.parallel_items = d.parallel_items;
-      info.pipeline_depth = m.pipeline_depth;
+      info.pipeline_depth = d.pipeline_depth > 0 ? d.pipeline_depth : m.pipeline_depth;
       for (std::size_t l : route)  // the shared link nearest the device names it
         if (users[l] > 1 && info.host_link.empty())
           info.host_link = net.links()[l].a + "-" + net.links()[l].b;

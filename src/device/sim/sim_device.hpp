@@ -43,6 +43,10 @@ struct SimDeviceSpec {
   // take at `speed` (a span of fewer takes a whole wave). 0: items run one
   // after another, a span's time in proportion to its items.
   std::uint64_t parallel_items = 0;
+  // Work its worker keeps in flight; 0: the machine's pipeline_depth. A
+  // machine of GPUs beside a CPU: 3 for the GPUs, 1 for the CPU, as the
+  // cuda and cpu backends set them.
+  int pipeline_depth = 0;
   // A real device's identity in the machine's performance models ("cuda0 |
   // NVIDIA H200 ..."): a kernel they have times for takes the time measured
   // there; others take their cost at `speed`. Empty: always the cost.

@@ -4,7 +4,8 @@
 //  "pipeline_depth": 3,
 //  "perf_models": "~/.cache/baton/perf_models.json",
 //  "devices": [{"id": "gpu0", "speed": 8, "memory_gbps": 3350, "memory_gib": 80,
-//               "parallel_items": 270336, "measured_as": "cuda0 | NVIDIA H200",
+//               "parallel_items": 270336, "pipeline_depth": 3,
+//               "measured_as": "cuda0 | NVIDIA H200",
 //               "changes": [{"at_s": 0.5, "speed": 2}], "fail_at_s": 1}],
 //  "switches": ["nvswitch"],
 //  "links":   [{"a": "gpu0", "b": "host", "kind": "pcie", "gbps": 55, "latency_us": 5}]}
@@ -139,6 +140,10 @@ SimMachine sim_machine_from_json(const std::string& text, const std::string& ori
     if (!(lanes >= 0 && lanes <= 1e9 && lanes == std::floor(lanes)))
       bad(ctx + ".parallel_items must be a whole number from 0 (one at a time) to 10^9");
     d.parallel_items = std::uint64_t(lanes);
+    const double depth = number(o, "pipeline_depth", 0, ctx);
+    if (depth != std::floor(depth) || depth < 0 || depth > 8)
+      bad(ctx + ".pipeline_depth must be a whole number from 1 to 8 (0: the machine's)");
+    d.pipeline_depth = int(depth);
     if (o.contains("measured_as")) {
       if (!o["measured_as"].is_string() || o["measured_as"].get<std::string>().empty())
         bad(ctx + ".measured_as must name a device of the performance models");
