@@ -36,9 +36,11 @@ TEST(PerfModel, SizesNotMeasuredFollowTheNearestMeasured) {
   const double lo = 1536, hi = 1536 << 10, at = 1536 << 5;
   EXPECT_NEAR(m.predict_nearest("gemm", "cuda0", 1536 << 5),
               1e-3 + (1.0 - 1e-3) * (at - lo) / (hi - lo), 1e-9);
-  // Beyond them, the nearest's time per item.
+  // Below them, the nearest's time per item; above them, the same line.
   EXPECT_NEAR(m.predict_nearest("gemm", "cuda0", 96), 1e-3 / 1536 * 96, 1e-12);
-  EXPECT_NEAR(m.predict_nearest("gemm", "cuda0", 1536 << 12), 4.0, 1e-9);
+  const double above = 1536 << 12;
+  EXPECT_NEAR(m.predict_nearest("gemm", "cuda0", 1536 << 12),
+              1e-3 + (1.0 - 1e-3) * (above - lo) / (hi - lo), 1e-9);
   EXPECT_TRUE(std::isnan(m.predict("gemm", "cuda0", 1536 << 5))) << "predict stays exact";
   EXPECT_TRUE(std::isnan(m.predict_nearest("gemm", "cuda1", 4000)));
   EXPECT_TRUE(std::isnan(m.predict_nearest("saxpy", "cuda0", 4000)));
@@ -52,6 +54,23 @@ TEST(PerfModel, AFixedCostStaysFixedBetweenSizes) {
     for (int i = 0; i < 4; ++i) m.record("fma", "p3", n, cost(double(n)));
   for (std::uint64_t n : {std::uint64_t(1) << 12, std::uint64_t(1) << 16})
     EXPECT_NEAR(m.predict_nearest("fma", "p3", n), cost(double(n)), 1e-3 * cost(double(n))) << n;
+}
+
+// ... and above the largest size measured, larger runs share it too: a
+// chunk of ws, larger than any the models recorded, predicted as the largest's
+// time per item took 7 % too long on H100 partitions.
+TEST(PerfModel, AFixedCostStaysFixedAboveTheLargestSize) {
+  PerfModel m;
+  const auto cost = [](double items) { return 20e-6 + 1e-9 * items; };
+  for (std::uint64_t n : {std::uint64_t(3) << 9, std::uint64_t(3) << 15})
+    for (int i = 0; i < 4; ++i) m.record("fma", "p3", n, cost(double(n)));
+  for (std::uint64_t n : {std::uint64_t(1) << 18, std::uint64_t(1) << 22})
+    EXPECT_NEAR(m.predict_nearest("fma", "p3", n), cost(double(n)), 1e-3 * cost(double(n))) << n;
+  // Times per item that grow with size show no fixed cost: the largest's scales.
+  PerfModel growing;
+  for (int i = 0; i < 4; ++i) growing.record("fma", "p3", 3 << 9, 1e-6);
+  for (int i = 0; i < 4; ++i) growing.record("fma", "p3", 3 << 15, 1e-4);
+  EXPECT_NEAR(growing.predict_nearest("fma", "p3", 3 << 17), 4e-4, 1e-12);
 }
 
 TEST(PerfModel, ScalesWithinASizeClassAndRejectsOutliers) {

@@ -65,13 +65,34 @@ double PerfModel::predict_nearest(const std::string& kernel, const std::string& 
   for (int cls = c + 1; cls < 64 && above < 0; ++cls)
     if (above_s = per_item(cls); !std::isnan(above_s)) above = cls;
   if (below < 0 && above < 0) return std::nan("");
-  if (below < 0 || above < 0) return (below < 0 ? above_s : below_s) * n;
-  // Between two classes: the line through their times (at each class's
-  // middle, 1.5 x 2^class items), so what a run costs whatever its size (a
-  // launch, a wait) stays as it was measured instead of scaling with items.
-  const double lo = 1.5 * std::ldexp(1.0, below), hi = 1.5 * std::ldexp(1.0, above);
-  const double t_lo = below_s * lo, t_hi = above_s * hi;
-  return std::max(0.0, t_lo + (t_hi - t_lo) * (n - lo) / (hi - lo));
+  // The line through two classes' times (at each class's middle, 1.5 x
+  // 2^class items), so what a run costs whatever its size (a launch, a wait)
+  // stays as it was measured instead of scaling with items.
+  struct Line {
+    double fixed, slope;
+  };
+  const auto line = [](int a, double a_s, int b, double b_s) {
+    const double lo = 1.5 * std::ldexp(1.0, a), hi = 1.5 * std::ldexp(1.0, b);
+    const double slope = (b_s * hi - a_s * lo) / (hi - lo);
+    return Line{a_s * lo - slope * lo, slope};
+  };
+  if (above < 0) {
+    // Above every class measured: on the line through the two largest, where
+    // it shows a fixed cost a run. A chunk of ws larger than any the models
+    // held, at the largest's time per item, took 7 % too long on H100
+    // partitions.
+    int lower = -1;
+    double lower_s = std::nan("");
+    for (int cls = below - 1; cls >= 0 && lower < 0; --cls)
+      if (lower_s = per_item(cls); !std::isnan(lower_s)) lower = cls;
+    if (lower >= 0)
+      if (const Line l = line(lower, lower_s, below, below_s); l.slope > 0 && l.fixed >= 0)
+        return l.fixed + l.slope * n;
+    return below_s * n;
+  }
+  if (below < 0) return above_s * n;
+  const Line l = line(below, below_s, above, above_s);
+  return std::max(0.0, l.fixed + l.slope * n);
 }
 
 void PerfModel::record(const std::string& kernel, const std::string& device, std::uint64_t items,

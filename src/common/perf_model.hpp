@@ -22,7 +22,9 @@ class PerfModel {
   double predict(const std::string& kernel, const std::string& device, std::uint64_t items) const;
   // For a simulator that stands for the device: from the size class of
   // `items` where measured, else from the line through the nearest classes
-  // measured below and above it, else from the time per item of the nearest.
+  // measured below and above it; above every class measured, from the line
+  // through the two largest where it shows a fixed cost a run; else from the
+  // time per item of the nearest.
   double predict_nearest(const std::string& kernel, const std::string& device,
                          std::uint64_t items) const;
   void record(const std::string& kernel, const std::string& device, std::uint64_t items,
