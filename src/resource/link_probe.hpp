@@ -22,6 +22,11 @@ struct LinkMeasure {
   bool slow;             // measured below half the nominal figure
 };
 
+// What a probing copy moves unless told otherwise. At 64 MiB, the best of 3,
+// an H100's link both ways measured 42 GB/s each way through a partition and
+// 50 at 256 MiB (2026-12-06), while runs from host memory moved 47 to 50.
+constexpr std::size_t kProbeBytes = std::size_t(256) << 20;
+
 // Copies `bytes` each way between host memory (pinned where the set offers
 // it) and every device, and from every device to every other on another
 // memory node; the best of `reps` timings each. Devices on virtual time are

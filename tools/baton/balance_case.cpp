@@ -120,10 +120,8 @@ double gbps_out(const RunStats& r) {
 
 HostLinks measure_host_links(DeviceSet& set) {
   HostLinks links;
-  // At 64 MiB, the best of 3, an H100's link measured 44 to 46 GB/s through a
-  // partition, and runs then moved 47 to 50.
   for (const detail::LinkMeasure& m :
-       detail::probe_host_links_both_ways(set, std::size_t(256) << 20, 5)) {
+       detail::probe_host_links_both_ways(set, detail::kProbeBytes, 5)) {
     links.one_way_gbps += m.nominal_gbps;
     links.both_ways_gbps += m.measured_gbps;
   }

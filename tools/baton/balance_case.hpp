@@ -56,7 +56,7 @@ double gbps_out(const RunStats& r);
 // The links between host memory and the devices with memory of their own,
 // each once however many devices (partitions of one GPU) share it, summed
 // per direction: the topology's one-way figure, and what they carry with a
-// copy in beside a copy out at once, measured (256 MiB, the best of 5). Both
+// copy in beside a copy out at once, measured (kProbeBytes, the best of 5). Both
 // ways at once is what a run from host memory asks of them.
 struct HostLinks {
   double one_way_gbps = 0;

@@ -30,9 +30,7 @@ struct TopoArgs {
   bool json = false;
   bool dot = false;
   bool probe = false;
-  // At 64 MiB, the best of 3, an H100's link both ways measured 42 GB/s each
-  // way through a partition, 50 at 256 MiB (2026-12-06).
-  int probe_mib = 256;
+  int probe_mib = int(detail::kProbeBytes >> 20);
 };
 
 nlohmann::json probe_json(const std::vector<detail::LinkMeasure>& probe) {
