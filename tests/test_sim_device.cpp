@@ -318,6 +318,8 @@ TEST(SimDevice, BadTopologyFilesAreClearErrors) {
       R"({"wake_us": -1, "devices": [{"id": "a", "speed": 1}]})",
       R"({"devices": [{"id": "a", "speed": 1, "pipeline_depth": 9}]})",
       R"({"devices": [{"id": "a", "speed": 1, "pipeline_depth": 1.5}]})",
+      R"({"devices": [{"id": "a", "speed": 1, "parallel_items": 10, "busy_items": 11}]})",
+      R"({"devices": [{"id": "a", "speed": 1, "parallel_items": 10, "wave_step": 2.5}]})",
   };
   for (const char* text : cases) {
     try {
@@ -351,6 +353,23 @@ TEST(SimDevice, MemoryBoundKernelsTakeTheirBytesOverTheBandwidth) {
 
 // Time only (BATON_SIM_EXECUTE=0, "execute": false): a plan of a machine too
 // large to run here. Launches and copies take their time and touch nothing.
+// A device that stands for a GPU runs an item a thread in waves: a last part
+// of one takes as long as busy_items where it has no more, else as its whole
+// steps of wave_step (a block on every SM).
+TEST(SimDevice, APartOfAWaveTakesItsBusyItemsOrItsWholeSteps) {
+  const char* path = "test_sim_waves_steps.json";
+  std::ofstream(path) << R"({"launch_us": 0, "execute": false, "devices": [{"id": "g",
+    "speed": 1, "parallel_items": 1000, "busy_items": 200, "wave_step": 100}]})";
+  auto set = open_devices(std::string("sim:") + path);
+  std::remove(path);
+  SimDevice& d = sim_dev(set, 0);
+  const Kernel k = cost_kernel(1);                              // 1 ns an item at speed 1
+  EXPECT_NEAR(d.finish_time(0, k, {0, 2000}), 2000e-9, 1e-15);  // two waves
+  EXPECT_NEAR(d.finish_time(0, k, {0, 2050}), 2200e-9, 1e-15);  // and 50: as 200
+  EXPECT_NEAR(d.finish_time(0, k, {0, 2250}), 2300e-9, 1e-15);  // and 250: 3 steps
+  EXPECT_NEAR(d.finish_time(0, k, {0, 1}), 200e-9, 1e-15);
+}
+
 TEST(SimDevice, TimeOnlyRunsNoCodeAndCopiesNothing) {
   Options o;
   o.sim_execute = false;

@@ -36,6 +36,11 @@ struct DeviceInfo {
   // device: its threads). A chunk of fewer takes about as long as one of
   // this many, so chunks of it in a row waste what a single one would not.
   std::uint64_t parallel_items = 1;
+  // Of those, what a wave fills at a time: a GPU places a block of threads
+  // on every SM in turn, so a part of a wave takes as long as whole such
+  // steps (on an H100, 0.58 of a wave of 2^18-fma items took as long as 5
+  // steps of 132 blocks of 256). 1: a part of a wave as long as its items.
+  std::uint64_t wave_step = 1;
   std::string pci_bus_id;  // "0000:19:00.0" for a PCI device, else empty
   // Resources it shares with other devices, by name: "host-cores" (the cpu
   // backend, OpenCL CPU devices), "gpu:0000:19:00.0" (the partitions of one

@@ -27,6 +27,10 @@ Calibration Runtime::calibrate_packed(Range range, const Kernel& kernel, Packed&
   Calibration c;
   c.alone.assign(n, 0.0);
   std::vector<char> runs(n, 0);
+  // Per device, the items-worth of its least warm-up's time at its rate
+  // alone: how many items keep it busy however few it runs (wake-ups and
+  // launches included, so never fewer than really do).
+  std::vector<double> busy(n, 0.0);
   for (std::size_t d = 0; d < n; ++d) {
     if (!kernel.runs_on(set_.devices[d]->info().backend)) continue;
     runs[d] = 1;
@@ -38,9 +42,11 @@ Calibration Runtime::calibrate_packed(Range range, const Kernel& kernel, Packed&
     const std::uint64_t most_warm = std::max<std::uint64_t>(1, range.n / 16);
     std::uint64_t warm = std::max<std::uint64_t>(1, range.n / 1024);
     run(int(d), part(warm), p.policy);
-    double warm_s = 0;
+    const std::uint64_t least = warm;
+    double warm_s = 0, least_s = 0;
     for (;;) {
       warm_s = run(int(d), part(warm), p.policy).makespan_s;
+      if (warm == least) least_s = warm_s;
       if (warm_s >= kWarmS || warm >= most_warm) break;
       warm = std::min(most_warm, warm * 2);
     }
@@ -57,7 +63,9 @@ Calibration Runtime::calibrate_packed(Range range, const Kernel& kernel, Packed&
     for (double& x : t) x = run(int(d), timed, p.policy).makespan_s;
     std::sort(t.begin(), t.end());
     c.alone[d] = t[1] > 0 ? double(timed.n) / t[1] : 0;
+    busy[d] = least_s * c.alone[d];
   }
+  engine_->set_busy_items(kernel, busy);
   c.used = c.alone;
   c.left_out.assign(n, 0);
   std::vector<int> ran;

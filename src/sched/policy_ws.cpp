@@ -17,6 +17,7 @@
 #include "common/chase_lev.hpp"
 #include "sched/chunking.hpp"
 #include "sched/policy.hpp"
+#include "sched/waves.hpp"
 
 namespace baton::detail {
 
@@ -52,7 +53,7 @@ class WsSource final : public ChunkSource {
     units_ = (plan.items + quantum_ - 1) / quantum_;
     active_ = static_cast<int>(
         std::count_if(plan.weights.begin(), plan.weights.end(), [](double w) { return w > 0; }));
-    std::vector<Span> shares = proportional_shares(units_, plan.weights);
+    const std::vector<Span> shares = first_split();
     for (std::size_t d = 0; d < n; ++d) {
       PerDevice& p = devs_[d];
       p.deque.reset();
@@ -60,7 +61,8 @@ class WsSource final : public ChunkSource {
       p.started.store(0, std::memory_order_relaxed);
       p.done.store(0, std::memory_order_relaxed);
       p.sticky = static_cast<int>((d + 1) % n);
-      if (!shares[d].empty()) push(static_cast<int>(d), shares[d]);
+      p.planned = !shares[d].empty();
+      if (p.planned) push(static_cast<int>(d), shares[d]);
     }
   }
 
@@ -71,10 +73,10 @@ class WsSource final : public ChunkSource {
   }
 
   void completed(int dev, Span span, double seconds) override {
-    // A span of fewer items than the device runs at once took a whole wave:
-    // it could have run that many in the time (its rate, not the span's).
-    const std::uint64_t could = std::max<std::uint64_t>(span.size(), lanes(dev));
-    if (seconds > 0) rates_[dev].add(double(could) / seconds);
+    // A last part of a wave took as long as the items that keep the device
+    // busy: it could have run that many in the time (its rate, not the span's).
+    const double could = waves_of(dev, 1.0).costed(double(span.size()));
+    if (seconds > 0) rates_[dev].add(could / seconds);
     auto& done = devs_[dev].done;
     done.store(done.load(std::memory_order_relaxed) + span.size(), std::memory_order_relaxed);
   }
@@ -150,6 +152,7 @@ class WsSource final : public ChunkSource {
     ChaseLevDeque deque;
     std::atomic<std::int64_t> queued{0};  // units in the deque (approximate under races)
     int sticky = 0;                       // ws: the victim to try first
+    bool planned = false;                 // the first split gave it a share
     std::uint64_t rng = 0x9e3779b97f4a7c15ull;
     mutable std::vector<double> rates;  // scratch for effective_rates, owner only
     // Items this device has started; written by its owner only, so a plain
@@ -226,11 +229,44 @@ class WsSource final : public ChunkSource {
     return (c + quantum_ - 1) / quantum_;  // in units
   }
 
-  // How long d takes for `items` at rate r[d], in whole waves of what it
-  // runs at once (a GPU takes as long for a few heavy items as for a wave).
-  double waves_s(int d, double items, const std::vector<double>& r) const {
+  // d at `rate`, in waves of what it runs at once, a last part of one as
+  // long as its whole steps and at least the items that keep it busy (the
+  // calibration's; a whole wave where not known): a GPU takes as long for a
+  // few heavy items as for many.
+  Waves waves_of(int d, double rate) const {
     const double at_once = double(lanes(d));
-    return std::ceil(items / at_once) * at_once / r[d];
+    const double busy = plan_.busy_items.empty() || !(plan_.busy_items[d] > 0)
+                            ? at_once
+                            : std::min(at_once, plan_.busy_items[d]);
+    return {at_once, double(std::max<std::uint64_t>(1, plan_.step(d))), busy, rate};
+  }
+  // How long d takes for `items` at rate r[d].
+  double waves_s(int d, double items, const std::vector<double>& r) const {
+    return waves_of(d, r[d]).seconds(items);
+  }
+
+  // Each device's first share, in units: shares that end together in its
+  // waves, by the plan's rates. Beside an H100 running 2^18-fma items, a
+  // CPU's share in proportion to its rate took a round of its 15 threads
+  // (0.78 ms an item) more than the GPU took, ws then 0.88x of weighted.
+  std::vector<Span> first_split() const {
+    std::vector<Waves> w(n_);
+    for (std::size_t d = 0; d < n_; ++d)
+      w[d] = waves_of(int(d), plan_.weights[d] > 0 ? plan_.weights[d] : 0.0);
+    const std::vector<std::uint64_t> items = shares_ending_together(plan_.items, w);
+    std::size_t last = 0;  // the last device with a share: it ends at the last unit
+    for (std::size_t d = 0; d < n_; ++d)
+      if (items[d] > 0) last = d;
+    std::vector<Span> shares(n_);
+    std::uint64_t end = 0, unit = 0;
+    for (std::size_t d = 0; d < n_; ++d) {
+      end += items[d];
+      const std::uint64_t next =
+          d >= last ? units_ : std::min(units_, (end + quantum_ / 2) / quantum_);
+      shares[d] = {unit, next};
+      unit = next;
+    }
+    return shares;
   }
 
   // What dev runs at once: a wave of its threads, or a pass of its native
@@ -323,8 +359,13 @@ class WsSource final : public ChunkSource {
     // Not for a native launcher's passes, which are weighed as at the tail:
     // the half would cost the thief a pass of its own (on H100 partitions,
     // 64+32+16+8 SMs, the fastest stole 10 micro-batches beside its 64, and
-    // ws ran at 0.82x weighted).
-    const bool eager = between && plan_.pass(thief) == 1;
+    // ws ran at 0.82x weighted). Nor for a thief the first split gave
+    // nothing (none of its waves would end with the others'), until a chunk
+    // it ran says the plan's rates are stale: a CPU beside an H100 took half
+    // of its last 31 k items of 2^18 fma steps, which the GPU then took back
+    // a part of a wave at a time (sim, 1.46x the time).
+    const bool eager = between && plan_.pass(thief) == 1 &&
+                       (devs_[thief].planned || rates_[thief].rate() > 0);
     if (!topo_ && eager) return true;
     if (!(r[thief] > 0) || !(r[v] > 0)) return true;
     // The top of v's deque holds the larger half of its queue (run()).

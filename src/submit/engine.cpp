@@ -22,6 +22,7 @@ MachineView machine_of(const DeviceSet& set, const Options& options) {
     m.memory_node.push_back(i.memory_node);
     m.names.push_back(i.name);
     m.parallel_items.push_back(std::max<std::uint64_t>(1, i.parallel_items));
+    m.wave_step.push_back(std::clamp<std::uint64_t>(i.wave_step, 1, m.parallel_items.back()));
     m.identity.push_back(i.name + " | " + i.description);
   }
   // Paths once, for the Runtime's life: no search per run.
@@ -119,15 +120,19 @@ const KernelEntry& Engine::kernel_entry(const Kernel& k) {
   if (last_kernel_ && last_kernel_->kernel.id() == k.id()) return *last_kernel_;
   auto& slot = kernels_[k.id()];
   if (!slot) {
-    slot = std::make_unique<KernelEntry>(KernelEntry{k, {}, {}, {}, nullptr, nullptr, false});
+    slot =
+        std::make_unique<KernelEntry>(KernelEntry{k, {}, {}, {}, {}, nullptr, nullptr, nullptr, false});
     slot->weights = std::make_unique<std::atomic<double>[]>(workers_.size());
     slot->left_out = std::make_unique<std::atomic<bool>[]>(workers_.size());
+    slot->busy_items = std::make_unique<std::atomic<double>[]>(workers_.size());
     for (std::size_t d = 0; d < workers_.size(); ++d) {
       slot->left_out[d].store(false);
+      slot->busy_items[d].store(0.0);
       const bool runs = k.runs_on(set_.devices[d]->info().backend);
       slot->runs_on.push_back(runs);
       const BackendKind code = set_.devices[d]->info().code_backend();
       slot->parallel_items.push_back(k.item_per_thread(code) ? machine_.parallel_items[d] : 1);
+      slot->wave_step.push_back(k.item_per_thread(code) ? machine_.wave_step[d] : 1);
       slot->pass_items.push_back(k.pass_items(code));
       slot->weights[d].store(runs ? std::max(machine_.peak[d], 1e-9) : 0.0);
     }
@@ -148,6 +153,14 @@ void Engine::set_rates(const Kernel& kernel, const std::vector<double>& rates,
   }
   e.calibrated = true;
   weights_epoch_.fetch_add(1, std::memory_order_release);
+}
+
+void Engine::set_busy_items(const Kernel& kernel, const std::vector<double>& items) {
+  if (items.size() != workers_.size())
+    raise(Errc::invalid_argument, kernel.name(), "need one figure per device");
+  std::lock_guard lock(submit_mu_);
+  const KernelEntry& e = kernel_entry(kernel);
+  for (std::size_t d = 0; d < items.size(); ++d) e.busy_items[d].store(std::max(0.0, items[d]));
 }
 
 const std::vector<double>* Engine::known_rates(const Kernel& kernel, int pinned) {

@@ -38,6 +38,7 @@ struct KernelEntry {
   // (DeviceInfo::parallel_items), or 1 where its code is a native launcher,
   // whose every item runs over the whole device.
   std::vector<std::uint64_t> parallel_items;
+  std::vector<std::uint64_t> wave_step;  // of those, what fills at a time (DeviceInfo::wave_step)
   // Per device: the items its native launcher runs in one pass (1: none).
   std::vector<std::uint64_t> pass_items;
   // Per device: the kernel's standalone rate once calibrated, else the peak
@@ -47,6 +48,9 @@ struct KernelEntry {
   // devices that do more without it); it still runs tasks pinned to it, and
   // the kernel's work when no other device can.
   std::unique_ptr<std::atomic<bool>[]> left_out;
+  // Per device: how many items keep it as busy as a whole wave of them
+  // (Engine::set_busy_items); 0: a whole wave.
+  std::unique_ptr<std::atomic<double>[]> busy_items;
   bool calibrated = false;
 };
 
@@ -88,6 +92,11 @@ class Engine final : public HostAccessGuard {
   // `left_out` (empty: none): devices to leave out of the kernel's work.
   void set_rates(const Kernel& kernel, const std::vector<double>& rates,
                  const std::vector<char>& left_out = {});
+  // Per device, how many items keep it as busy as a whole wave of them: a
+  // GPU's SMs hold 2048 threads each, and a few hundred heavy items may keep
+  // them busy, so the last part of a wave takes as long as that many, not as
+  // a whole wave (0: not known, a whole wave).
+  void set_busy_items(const Kernel& kernel, const std::vector<double>& items);
   // Null before calibration; left-out devices count 0, but for `pinned`.
   const std::vector<double>* known_rates(const Kernel& kernel, int pinned = -1);
 

@@ -61,7 +61,11 @@ void Engine::start_split(TaskRecord* t) {
   plan.weights.assign(w.begin(), w.end());
   plan.paths = &machine_.paths;
   plan.parallel_items = &t->kernel->parallel_items;
+  plan.wave_step = &t->kernel->wave_step;
   plan.pass_items = &t->kernel->pass_items;
+  plan.busy_items.resize(workers_.size());
+  for (std::size_t d = 0; d < workers_.size(); ++d)
+    plan.busy_items[d] = t->kernel->busy_items[d].load(std::memory_order_relaxed);
   plan.bytes_per_item = bytes_per_item(t->args);
   run->source->start(plan);
 

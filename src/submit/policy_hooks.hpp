@@ -28,6 +28,7 @@ struct MachineView {
   std::vector<int> memory_node;    // per device
   std::vector<std::string> names;  // per device
   std::vector<std::uint64_t> parallel_items;  // per device (DeviceInfo::parallel_items)
+  std::vector<std::uint64_t> wave_step;       // per device (DeviceInfo::wave_step)
   std::vector<std::string> identity;  // per device, stable across runs (name and description)
   // paths[i][j]: the cost of moving data resident on j's memory to i (zero on one node).
   std::vector<std::vector<PathCost>> paths;
@@ -52,14 +53,20 @@ struct Plan {
   // Per device, the least span worth handing it (DeviceInfo::parallel_items),
   // unless less is left.
   const std::vector<std::uint64_t>* parallel_items = nullptr;
+  // Per device, what of those fills at a time (DeviceInfo::wave_step).
+  const std::vector<std::uint64_t>* wave_step = nullptr;
   // Per device, the items its native launcher runs in one pass (Kernel::native).
   const std::vector<std::uint64_t>* pass_items = nullptr;
+  // Per device, how many items keep it as busy as a whole wave of them
+  // (Engine::set_busy_items; 0: a whole wave).
+  std::vector<double> busy_items;
   const std::vector<std::vector<PathCost>>* paths = nullptr;  // for ws-topo
   double bytes_per_item = 0;  // data a span carries per item, for ws-topo
   double tail_split = 4;      // ws: chunk = fair share of what is left / tail_split
 
   std::uint64_t least_span(int dev) const { return parallel_items ? (*parallel_items)[dev] : 1; }
   std::uint64_t pass(int dev) const { return pass_items ? (*pass_items)[dev] : 1; }
+  std::uint64_t step(int dev) const { return wave_step ? (*wave_step)[dev] : 1; }
 };
 
 struct Take {

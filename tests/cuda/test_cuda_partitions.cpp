@@ -22,6 +22,9 @@ TEST(CudaPartitions, SplitsAGpuIntoDevicesOfTheAskedSizes) {
     EXPECT_EQ(info.memory_node, set[0].info().memory_node) << "one GPU, one memory node";
     EXPECT_EQ(info.topology_id, "gpu0");
     EXPECT_NEAR(info.peak_gflops / set[0].info().peak_gflops, double(sizes[i]) / 64, 1e-9);
+    // A wave: every SM's threads; a step of one: a block of 256 on each.
+    EXPECT_EQ(info.parallel_items % std::uint64_t(sizes[i]), 0u);
+    EXPECT_EQ(info.wave_step, std::uint64_t(sizes[i]) * 256);
     EXPECT_TRUE(set[i].context().is_green());
     std::cout << "  " << info.name << ": " << info.description << "\n";
   }

@@ -61,6 +61,7 @@ void set_sms(DeviceInfo& info, const Gpu& gpu, int sms) {
   info.compute_units = sms;
   info.peak_gflops = gpu.peak_gflops(sms);
   info.parallel_items = std::uint64_t(sms) * std::uint64_t(std::max(1, gpu.props().threads_per_sm));
+  info.wave_step = std::min<std::uint64_t>(info.parallel_items, std::uint64_t(sms) * kLaunchBlock);
 }
 
 DeviceList whole_gpu(const std::shared_ptr<Gpu>& gpu, bool zero_copy) {

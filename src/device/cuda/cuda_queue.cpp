@@ -9,8 +9,6 @@
 namespace baton::cuda {
 namespace {
 
-constexpr unsigned kBlock = 256;  // the launch convention of include/baton/kernel.hpp
-
 CUdeviceptr at(const DeviceMemory& m, std::size_t offset) {
   return reinterpret_cast<CUdeviceptr>(m.ptr) + offset;
 }
@@ -136,12 +134,12 @@ void CudaQueue::launch(const Kernel& kernel, Span span, const KernelArgs& args) 
       params[i + 2] = const_cast<unsigned char*>(a.value);
     }
   }
-  const std::uint64_t blocks = (span.size() + kBlock - 1) / kBlock;
+  const std::uint64_t blocks = (span.size() + kLaunchBlock - 1) / kLaunchBlock;
   if (blocks > 0x7fffffffu)
     raise(Errc::invalid_argument, where_,
           "span of " + std::to_string(span.size()) + " items is more than one launch can cover");
-  CUresult r = driver().cuLaunchKernel(fn, unsigned(blocks), 1, 1, kBlock, 1, 1, 0, stream_, params,
-                                       nullptr);
+  CUresult r = driver().cuLaunchKernel(fn, unsigned(blocks), 1, 1, kLaunchBlock, 1, 1, 0, stream_,
+                                       params, nullptr);
   if (r != CUDA_SUCCESS) check(r, ("cuLaunchKernel(" + code->entry + ")").c_str(), where_);
 }
 

@@ -12,6 +12,10 @@
 
 namespace baton::cuda {
 
+// Threads a block of an item-a-thread launch: the convention of
+// include/baton/kernel.hpp.
+constexpr unsigned kLaunchBlock = 256;
+
 class CudaEvent final : public Event {
  public:
   CudaEvent(std::shared_ptr<Context> ctx, CUevent event, CUstream stream, bool timed = false)

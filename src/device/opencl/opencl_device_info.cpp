@@ -55,6 +55,9 @@ ClDeviceFacts query_device(const ClPlatform& platform, ClDeviceIndex index) {
       std::uint64_t(units) * ((type & CL_DEVICE_TYPE_GPU)
                                   ? device_value<std::size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE)
                                   : 1);
+  // A GPU's work-groups fill its compute units together: a part of a wave
+  // takes as long as a whole one.
+  if (type & CL_DEVICE_TYPE_GPU) info.wave_step = info.parallel_items;
   info.peak_gflops = estimate_peak_gflops(type, vendor, units, mhz, width);
   info.memory_bytes = device_value<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE);
   info.pipeline_depth = 2;  // a transfer of the next chunk overlaps the current kernel

@@ -181,8 +181,10 @@ bool SimDevice::twin_of(const Device& other) const {
   auto steady = [](const SimDeviceSpec& s) { return s.changes.empty() && s.fail_at_s < 0; };
   return o && steady(spec_) && steady(o->spec_) && spec_.speed == o->spec_.speed &&
          spec_.memory_gbps == o->spec_.memory_gbps && spec_.memory_bytes == o->spec_.memory_bytes &&
-         spec_.parallel_items == o->spec_.parallel_items && launch_us_ == o->launch_us_ &&
-         execute_ == o->execute_ && host_.cost.gbps == o->host_.cost.gbps &&
+         spec_.parallel_items == o->spec_.parallel_items &&
+         spec_.busy_items == o->spec_.busy_items && spec_.wave_step == o->spec_.wave_step &&
+         launch_us_ == o->launch_us_ && execute_ == o->execute_ &&
+         host_.cost.gbps == o->host_.cost.gbps &&
          host_.cost.latency_us == o->host_.cost.latency_us &&
          info().pipeline_depth == o->info().pipeline_depth &&
          spec_.measured_as == o->spec_.measured_as;
@@ -233,10 +235,15 @@ double SimDevice::finish_time(double start, const Kernel& kernel, Span span) con
   double work = kernel.cost_of(span);
   const std::uint64_t lanes = spec_.parallel_items;
   if (lanes > 0 && span.size() > 0 && kernel.item_per_thread(info().code_backend())) {
-    // Whole waves, where the code of the backend it stands for runs an item
-    // a thread: the last one, however full, takes as long as the others.
-    const std::uint64_t waves = (span.size() + lanes - 1) / lanes;
-    work *= double(waves * lanes) / double(span.size());
+    // Waves, where the code of the backend it stands for runs an item a
+    // thread; the last part of one takes as long as busy_items would where
+    // it has no more, else as its whole steps.
+    const std::uint64_t part = span.size() % lanes;
+    const std::uint64_t busy = spec_.busy_items > 0 ? spec_.busy_items : lanes;
+    const std::uint64_t step = std::max<std::uint64_t>(1, spec_.wave_step);
+    const std::uint64_t steps = std::min(lanes, (part + step - 1) / step * step);
+    const std::uint64_t costed = span.size() - part + (part == 0 ? 0 : part <= busy ? busy : steps);
+    work *= double(costed) / double(span.size());
   }
   return finish_time(start + launch_s(), work, kernel.traffic_of(span));
 }
@@ -306,6 +313,7 @@ Backend sim_backend() {
       info.peak_gflops = d.speed;
       info.memory_bytes = d.memory_bytes;
       if (d.parallel_items > 0) info.parallel_items = d.parallel_items;
+      if (d.wave_step > 0) info.wave_step = d.wave_step;
       info.pipeline_depth = d.pipeline_depth > 0 ? d.pipeline_depth : m.pipeline_depth;
       for (std::size_t l : route)  // the shared link nearest the device names it
         if (users[l] > 1 && info.host_link.empty())

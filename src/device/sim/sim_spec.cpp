@@ -4,7 +4,8 @@
 //  "pipeline_depth": 3,
 //  "perf_models": "~/.cache/baton/perf_models.json",
 //  "devices": [{"id": "gpu0", "speed": 8, "memory_gbps": 3350, "memory_gib": 80,
-//               "parallel_items": 270336, "pipeline_depth": 3,
+//               "parallel_items": 270336, "busy_items": 43008, "wave_step": 33792,
+//               "pipeline_depth": 3,
 //               "measured_as": "cuda0 | NVIDIA H200",
 //               "changes": [{"at_s": 0.5, "speed": 2}], "fail_at_s": 1}],
 //  "switches": ["nvswitch"],
@@ -144,6 +145,16 @@ SimMachine sim_machine_from_json(const std::string& text, const std::string& ori
     if (depth != std::floor(depth) || depth < 0 || depth > 8)
       bad(ctx + ".pipeline_depth must be a whole number from 1 to 8 (0: the machine's)");
     d.pipeline_depth = int(depth);
+    const double busy = number(o, "busy_items", 0, ctx);
+    if (!(busy >= 0 && busy <= lanes && busy == std::floor(busy)))
+      bad(ctx +
+          ".busy_items must be a whole number from 0 (all of parallel_items) to parallel_items");
+    d.busy_items = std::uint64_t(busy);
+    const double step = number(o, "wave_step", 0, ctx);
+    if (!(step >= 0 && step <= lanes && step == std::floor(step)))
+      bad(ctx + ".wave_step must be a whole number from 0 (a part of a wave as its items) to " +
+          "parallel_items");
+    d.wave_step = std::uint64_t(step);
     if (o.contains("measured_as")) {
       if (!o["measured_as"].is_string() || o["measured_as"].get<std::string>().empty())
         bad(ctx + ".measured_as must name a device of the performance models");

@@ -1,0 +1,37 @@
+// A device's time for a span of items run in waves of what it runs at once
+// (a GPU's threads, one item each), and the first split of a task that this
+// time makes end together on every device.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace baton::detail {
+
+struct Waves {
+  double at_once = 1;  // items one wave runs
+  double step = 1;     // a part of a wave takes as long as whole steps of this many
+  // A last part of a wave takes as long as this many items (at most
+  // at_once): a few heavy items keep a GPU as busy as a wave, but on an H100
+  // a seventh of a wave of 2^18-fma items took 0.16 of a wave's time.
+  double busy = 1;
+  double rate = 0;  // items a second, over whole waves
+
+  // The items a span of `items` costs as: its whole waves, and a last part
+  // of one as `busy` items where it has no more, else as its whole steps.
+  double costed(double items) const;
+  double seconds(double items) const { return costed(items) / rate; }
+  // The most items that end within `s` seconds (costed(x) <= s * rate).
+  double most_within(double s) const;
+};
+
+// How many of `items` each device takes so that all end as soon as their
+// waves allow: the least time by which the devices together can run them
+// all, each taking the most it ends by then, what that gives beyond
+// `items` taken back in proportion to the rates. Where nothing comes in waves,
+// this is the split in proportion to the rates (give or take an item a
+// device). Devices of rate 0 take none; at least one must have a rate.
+std::vector<std::uint64_t> shares_ending_together(std::uint64_t items,
+                                                  const std::vector<Waves>& devices);
+
+}  // namespace baton::detail
