@@ -211,6 +211,8 @@ TEST(PoliciesSim, WsLeavesTheLastHeavyItemsToFasterDevices) {
 // A GPU runs thousands of items at once: chunks below that take as long as a
 // full one, so a share that fits goes in one chunk, whatever the policy; a
 // device that runs one item at a time still gets chunks of at most max_chunk.
+// ws's first split gives the wide device a whole wave (it takes as long for
+// 500 items as for 600), the other 400.
 TEST(PoliciesSim, ChunksAreNoSmallerThanWhatADeviceRunsAtOnce) {
   for (const char* name : {"static", "weighted", "ws", "ws-topo"}) {
     TwoDevices two(name);
@@ -225,7 +227,8 @@ TEST(PoliciesSim, ChunksAreNoSmallerThanWhatADeviceRunsAtOnce) {
     two.start(plan);
     auto wide = source->next(0);
     ASSERT_TRUE(wide) << name;
-    EXPECT_EQ(wide->span.size(), 500u) << name << ": its whole share at once";
+    const bool ws = std::string(name).starts_with("ws");
+    EXPECT_EQ(wide->span.size(), ws ? 600u : 500u) << name << ": its whole share at once";
     auto narrow = source->next(1);
     ASSERT_TRUE(narrow) << name;
     EXPECT_LE(narrow->span.size(), 100u) << name;

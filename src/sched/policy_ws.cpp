@@ -248,8 +248,13 @@ class WsSource final : public ChunkSource {
   // Each device's first share, in units: shares that end together in its
   // waves, by the plan's rates. Beside an H100 running 2^18-fma items, a
   // CPU's share in proportion to its rate took a round of its 15 threads
-  // (0.78 ms an item) more than the GPU took, ws then 0.88x of weighted.
+  // more than the GPU took, and ws ran at 0.90x weighted. Where no device
+  // runs in waves (cpu devices of one thread, native launchers), that is
+  // the split in proportion, and a task's start need not search for it.
   std::vector<Span> first_split() const {
+    bool waves = false;
+    for (std::size_t d = 0; d < n_; ++d) waves = waves || lanes(int(d)) > 1;
+    if (!waves) return proportional_shares(units_, plan_.weights);
     std::vector<Waves> w(n_);
     for (std::size_t d = 0; d < n_; ++d)
       w[d] = waves_of(int(d), plan_.weights[d] > 0 ? plan_.weights[d] : 0.0);
@@ -364,8 +369,8 @@ class WsSource final : public ChunkSource {
     // it ran says the plan's rates are stale: a CPU beside an H100 took half
     // of its last 31 k items of 2^18 fma steps, which the GPU then took back
     // a part of a wave at a time (sim, 1.46x the time).
-    const bool eager = between && plan_.pass(thief) == 1 &&
-                       (devs_[thief].planned || rates_[thief].rate() > 0);
+    const bool eager =
+        between && plan_.pass(thief) == 1 && (devs_[thief].planned || rates_[thief].rate() > 0);
     if (!topo_ && eager) return true;
     if (!(r[thief] > 0) || !(r[v] > 0)) return true;
     // The top of v's deque holds the larger half of its queue (run()).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "baton/error.hpp"
 
@@ -57,25 +58,23 @@ std::vector<std::uint64_t> shares_ending_together(std::uint64_t items,
   }
   std::uint64_t given = 0;
   for (std::size_t d = 0; d < n; ++d) given += share[d] = most(d, hi);
-  // Beyond `items`: taken back in proportion to the rates, so that where
-  // the devices' waves cut alike (the partitions of one GPU) the shares stay
-  // alike, the rest from whichever ends last.
-  const std::uint64_t beyond = given - items;
-  std::uint64_t excess = beyond;
-  for (std::size_t d = 0; d < n && excess > 0; ++d) {
-    const auto back =
-        std::min({share[d], excess, std::uint64_t(double(beyond) * devices[d].rate / total_rate)});
+  // Beyond `items`, taken back from the slowest first: each still ends by
+  // then, the slow ones sooner. Beside an H100 whose last part of a wave
+  // could take 27 k items of 2^18 fma steps more at no cost, a CPU that kept
+  // its rounds ran them in chunks of one item a thread, each as long as its
+  // slowest thread (0.94 ms for items of 0.62), and ended 0.9 ms after it.
+  std::vector<std::size_t> slowest(n);
+  std::iota(slowest.begin(), slowest.end(), std::size_t{0});
+  // Of two as fast, the one with the smaller waves first: fewer items less
+  // make it end sooner.
+  std::stable_sort(slowest.begin(), slowest.end(), [&](std::size_t a, std::size_t b) {
+    const Waves &x = devices[a], &y = devices[b];
+    return x.rate < y.rate || (x.rate == y.rate && x.at_once < y.at_once);
+  });
+  std::uint64_t excess = given - items;
+  for (std::size_t d : slowest) {
+    const std::uint64_t back = std::min(share[d], excess);
     share[d] -= back;
-    excess -= back;
-  }
-  while (excess > 0) {
-    std::size_t last = n;
-    for (std::size_t d = 0; d < n; ++d)
-      if (share[d] > 0 && (last == n || devices[d].seconds(double(share[d])) >
-                                            devices[last].seconds(double(share[last]))))
-        last = d;
-    const std::uint64_t back = std::min(share[last], excess);
-    share[last] -= back;
     excess -= back;
   }
   return share;

@@ -28,7 +28,7 @@ struct Waves {
 // How many of `items` each device takes so that all end as soon as their
 // waves allow: the least time by which the devices together can run them
 // all, each taking the most it ends by then, what that gives beyond
-// `items` taken back in proportion to the rates. Where nothing comes in waves,
+// `items` taken back from the slowest first. Where nothing comes in waves,
 // this is the split in proportion to the rates (give or take an item a
 // device). Devices of rate 0 take none; at least one must have a rate.
 std::vector<std::uint64_t> shares_ending_together(std::uint64_t items,

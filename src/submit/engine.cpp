@@ -120,8 +120,8 @@ const KernelEntry& Engine::kernel_entry(const Kernel& k) {
   if (last_kernel_ && last_kernel_->kernel.id() == k.id()) return *last_kernel_;
   auto& slot = kernels_[k.id()];
   if (!slot) {
-    slot =
-        std::make_unique<KernelEntry>(KernelEntry{k, {}, {}, {}, {}, nullptr, nullptr, nullptr, false});
+    slot = std::make_unique<KernelEntry>(
+        KernelEntry{k, {}, {}, {}, {}, nullptr, nullptr, nullptr, false});
     slot->weights = std::make_unique<std::atomic<double>[]>(workers_.size());
     slot->left_out = std::make_unique<std::atomic<bool>[]>(workers_.size());
     slot->busy_items = std::make_unique<std::atomic<double>[]>(workers_.size());
