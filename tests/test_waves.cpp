@@ -47,6 +47,25 @@ TEST(Waves, APartOfAWaveTakesWholeSteps) {
   EXPECT_DOUBLE_EQ(h100.costed(270336 + 1), 270336 + 42313);
   EXPECT_DOUBLE_EQ(h100.most_within(h100.seconds(155748)), 5 * 33792);
   EXPECT_DOUBLE_EQ(h100.most_within(0.7e-3), 0);  // less than the least it runs
+  // Its 80-SM partition: a part of 25 551 items took 1.15 ms, two steps of
+  // 80 blocks (a step 0.57 ms), though fewer items took 0.72 at least.
+  const Waves p0{163840, 20480, 25700, 163840 / wave_s};
+  EXPECT_NEAR(p0.seconds(25551), 2 * 20480 / 163840. * wave_s, 1e-9);
+  EXPECT_NEAR(p0.seconds(12000), 25700 / 163840. * wave_s, 1e-9);
+}
+
+// The same, cut into 80 and 40 SMs, 268 411 items (1.09 waves): the 80-SM
+// partition's share ends in the step that ends with its least time, as in
+// proportion to the rates. Taking a part of a wave as long as its least time
+// up to its items' worth (25 700), ws gave it 25 551 items past its wave,
+// which took two steps, and ran at 0.93x weighted on the H100.
+TEST(Waves, NoPartPastTheStepThatEndsWithTheLeastTime) {
+  const double wave_s = 4.59e-3;
+  const std::vector<Waves> w{{163840, 20480, 25700, 163840 / wave_s},
+                             {81920, 10240, 12850, 81920 / wave_s}};
+  const auto share = shares_ending_together(268411, w);
+  EXPECT_LE(share[0] - 163840, 20480u) << share[0];
+  EXPECT_LE(ends_s(w, share), 25700 / 163840. * wave_s + wave_s + 1e-9);
 }
 
 // An H100 cut into 48, 40, 24 and 8 SMs: each partition's steps are the

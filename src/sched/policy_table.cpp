@@ -12,8 +12,8 @@ const std::vector<PolicyEntry>& policies() {
       {"weighted", "shares proportional to device capability, no rebalancing",
        [](const MachineView& m) { return make_split_policy(true, m); }},
       {"ws",
-       "capability-weighted first split, then work stealing with shrinking chunks, a thief taking "
-       "only what it finishes first",
+       "capability-weighted first split whose shares end together in each device's waves, then "
+       "work stealing with shrinking chunks, a thief taking only what it finishes first",
        [](const MachineView& m) { return make_ws_policy(false, m); }},
       {"ws-topo", "ws, stealing from the nearest devices first and only when the transfer pays",
        [](const MachineView& m) { return make_ws_policy(true, m); }},

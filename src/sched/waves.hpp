@@ -10,7 +10,11 @@ namespace baton::detail {
 
 struct Waves {
   double at_once = 1;  // items one wave runs
-  double step = 1;     // a part of a wave takes as long as whole steps of this many
+  // A part of a wave takes as long as whole steps of this many (a block on
+  // every SM), and no less than `busy`; steps of more than `busy` count as
+  // steps of `busy` (a rate measured on fewer items than a step tells
+  // nothing of a step's time).
+  double step = 1;
   // A last part of a wave takes as long as this many items (at most
   // at_once): a few heavy items keep a GPU as busy as a wave, but on an H100
   // a seventh of a wave of 2^18-fma items took 0.16 of a wave's time.
@@ -18,7 +22,7 @@ struct Waves {
   double rate = 0;  // items a second, over whole waves
 
   // The items a span of `items` costs as: its whole waves, and a last part
-  // of one as `busy` items where it has no more, else as its whole steps.
+  // of one as its whole steps, at least `busy` items.
   double costed(double items) const;
   double seconds(double items) const { return costed(items) / rate; }
   // The most items that end within `s` seconds (costed(x) <= s * rate).
