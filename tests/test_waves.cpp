@@ -35,6 +35,9 @@ TEST(Waves, ALastPartOfAWaveCostsTheItemsThatKeepTheDeviceBusy) {
   EXPECT_DOUBLE_EQ(gpu.most_within(1150e-6), 1000);  // a wave, and 150 of no use
   const Waves unknown{1000, 1, 1000, 1e6};           // busy not known: a whole wave
   EXPECT_DOUBLE_EQ(unknown.costed(1), 1000);
+  const Waves idle{1000, 1, 0, 1e6};  // a least time of no items: a part as its items
+  EXPECT_DOUBLE_EQ(idle.costed(1050), 1050);
+  EXPECT_DOUBLE_EQ(idle.most_within(1050e-6), 1050);
 }
 
 // An H100 (132 SMs of 2048 threads, blocks of 256), items of 2^18 fma

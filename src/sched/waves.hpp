@@ -15,9 +15,9 @@ struct Waves {
   // steps of `busy` (a rate measured on fewer items than a step tells
   // nothing of a step's time).
   double step = 1;
-  // A last part of a wave takes as long as this many items (at most
-  // at_once): a few heavy items keep a GPU as busy as a wave, but on an H100
-  // a seventh of a wave of 2^18-fma items took 0.16 of a wave's time.
+  // A last part of a wave takes at least as long as this many items (at
+  // most at_once): a few heavy items keep a GPU as busy as many, and on an
+  // H100 a seventh of a wave of 2^18-fma items took 0.16 of a wave's time.
   double busy = 1;
   double rate = 0;  // items a second, over whole waves
 
