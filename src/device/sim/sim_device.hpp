@@ -47,13 +47,14 @@ struct SimDeviceSpec {
   // machine of GPUs beside a CPU: 3 for the GPUs, 1 for the CPU, as the
   // cuda and cpu backends set them.
   int pipeline_depth = 0;
-  // Of those, how many keep it as busy as a whole wave: a last part of a wave
-  // with fewer takes as long as this many. On an H100 a seventh of a wave of
-  // 2^18-fma items took 0.16 of a wave's time: SMs that hold 2048 threads
-  // each are kept busy by a few hundred such. 0: all of parallel_items.
+  // Of those, what the least part of a wave takes as long as: a last part
+  // with fewer items takes as long as this many. On an H100 a seventh of a
+  // wave of 2^18-fma items took 0.16 of a wave's time. 0: all of
+  // parallel_items (any part of a wave as long as a whole one).
   std::uint64_t busy_items = 0;
-  // Beyond those, a part of a wave takes whole steps of this many (a GPU:
-  // a block on every SM; DeviceInfo::wave_step). 0: as long as its items.
+  // A part of a wave takes whole steps of this many (a GPU: a block on every
+  // SM; DeviceInfo::wave_step), and at least as long as busy_items. 0: steps
+  // of one item.
   std::uint64_t wave_step = 0;
   // A real device's identity in the machine's performance models ("cuda0 |
   // NVIDIA H200 ..."): a kernel they have times for takes the time measured
