@@ -51,7 +51,10 @@ std::vector<std::uint64_t> shares_ending_together(std::uint64_t items,
     share[fastest] = items;
     return share;
   }
-  for (int i = 0; i < 48 && hi > lo * (1 + 1e-9); ++i) {
+  // Until the time between them is worth less than half an item at the
+  // summed rate: then `hi` ends within that of the least time (a task's
+  // start pays for each step: 4 devices in waves took 1.4 us at 1e-9).
+  for (int i = 0; i < 64 && (hi - lo) * total_rate > 0.5; ++i) {
     const double mid = 0.5 * (lo + hi);
     (enough(mid) ? hi : lo) = mid;
   }
