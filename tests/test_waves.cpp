@@ -4,7 +4,7 @@
 #include <numeric>
 
 #include "baton/error.hpp"
-#include "sched/waves.hpp"
+#include "sched/first_split.hpp"
 
 using namespace baton::detail;
 

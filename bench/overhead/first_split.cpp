@@ -5,8 +5,8 @@
 // 0.157 of a wave).
 #include <benchmark/benchmark.h>
 
+#include "sched/first_split.hpp"
 #include "sched/policy.hpp"
-#include "sched/waves.hpp"
 
 namespace {
 

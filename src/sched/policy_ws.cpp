@@ -16,8 +16,8 @@
 
 #include "common/chase_lev.hpp"
 #include "sched/chunking.hpp"
+#include "sched/first_split.hpp"
 #include "sched/policy.hpp"
-#include "sched/waves.hpp"
 
 namespace baton::detail {
 
@@ -235,10 +235,8 @@ class WsSource final : public ChunkSource {
   // few heavy items as for many.
   Waves waves_of(int d, double rate) const {
     const double at_once = double(lanes(d));
-    const double busy = plan_.busy_items.empty() || !(plan_.busy_items[d] > 0)
-                            ? at_once
-                            : std::min(at_once, plan_.busy_items[d]);
-    return {at_once, double(std::max<std::uint64_t>(1, plan_.step(d))), busy, rate};
+    const bool known = !plan_.busy_items.empty() && plan_.busy_items[d] > 0;
+    return {at_once, double(plan_.step(d)), known ? plan_.busy_items[d] : at_once, rate};
   }
   // How long d takes for `items` at rate r[d].
   double waves_s(int d, double items, const std::vector<double>& r) const {

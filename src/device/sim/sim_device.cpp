@@ -10,6 +10,7 @@
 #include "baton/error.hpp"
 #include "baton/sim.hpp"
 #include "baton/topology.hpp"
+#include "common/wave_cost.hpp"
 #include "device/backend.hpp"
 #include "device/host_memory.hpp"
 
@@ -236,14 +237,11 @@ double SimDevice::finish_time(double start, const Kernel& kernel, Span span) con
   const std::uint64_t lanes = spec_.parallel_items;
   if (lanes > 0 && span.size() > 0 && kernel.item_per_thread(info().code_backend())) {
     // Waves, where the code of the backend it stands for runs an item a
-    // thread; the last part of one takes as long as its whole steps, and at
-    // least as long as busy_items would (sched/waves.hpp weighs it so).
-    const std::uint64_t part = span.size() % lanes;
-    const std::uint64_t busy = spec_.busy_items > 0 ? spec_.busy_items : lanes;
-    const std::uint64_t step = std::clamp<std::uint64_t>(spec_.wave_step, 1, busy);
-    const std::uint64_t steps = std::min(lanes, std::max(busy, (part + step - 1) / step * step));
-    const std::uint64_t costed = span.size() - part + (part == 0 ? 0 : steps);
-    work *= double(costed) / double(span.size());
+    // thread: the last part of one as long as its whole steps, and at least
+    // as long as busy_items would, as the scheduler weighs it.
+    const double busy = double(spec_.busy_items > 0 ? spec_.busy_items : lanes);
+    const Waves waves{double(lanes), double(spec_.wave_step), busy, 1.0};
+    work *= waves.costed(double(span.size())) / double(span.size());
   }
   return finish_time(start + launch_s(), work, kernel.traffic_of(span));
 }

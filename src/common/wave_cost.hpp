@@ -1,10 +1,7 @@
 // A device's time for a span of items run in waves of what it runs at once
-// (a GPU's threads, one item each), and the first split of a task that this
-// time makes end together on every device.
+// (a GPU's threads, one item each): what the scheduler weighs a span by
+// (sched/first_split.hpp) and what a sim device standing for a GPU takes.
 #pragma once
-
-#include <cstdint>
-#include <vector>
 
 namespace baton::detail {
 
@@ -28,14 +25,5 @@ struct Waves {
   // The most items that end within `s` seconds (costed(x) <= s * rate).
   double most_within(double s) const;
 };
-
-// How many of `items` each device takes so that all end as soon as their
-// waves allow: the least time by which the devices together can run them
-// all, each taking the most it ends by then, what that gives beyond
-// `items` taken back from the slowest first. Where nothing comes in waves,
-// this is the split in proportion to the rates (give or take an item a
-// device). Devices of rate 0 take none; at least one must have a rate.
-std::vector<std::uint64_t> shares_ending_together(std::uint64_t items,
-                                                  const std::vector<Waves>& devices);
 
 }  // namespace baton::detail
