@@ -12,6 +12,10 @@
 
 namespace baton::cli {
 
+double speedup_over(double base_s, const RunStats& r) {
+  return base_s > 0 && r.makespan_s > 0 ? base_s / r.makespan_s : 0;
+}
+
 nlohmann::json run_json(const RunStats& r, double speedup_vs_static) {
   nlohmann::json per = nlohmann::json::array();
   for (const auto& d : r.devices)

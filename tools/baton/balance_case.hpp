@@ -64,6 +64,9 @@ struct HostLinks {
 };
 HostLinks measure_host_links(DeviceSet& set);
 
+// How many times faster r ran than a baseline that took `base_s` (a static
+// split's run); 0 where either took no time (no baseline).
+double speedup_over(double base_s, const RunStats& r);
 // A run as bench balance's --json has it (the doctor reads the same).
 nlohmann::json run_json(const RunStats& r, double speedup_vs_static);
 // The calibration's groups of devices that share a resource, likewise.

@@ -161,7 +161,7 @@ void run_balance(const BalanceArgs& args) {
     for (const auto& d : r.devices)
       shares += d.name + " " + fixed(100.0 * double(d.items) / double(r.items), 1) + " (" +
                 std::to_string(d.steals) + ")" + (d.failed ? " FAILED" : "") + "  ";
-    double speedup = base && r.makespan_s > 0 ? base->makespan_s / r.makespan_s : 0;
+    const double speedup = speedup_over(base ? base->makespan_s : 0, r);
     std::vector<std::string> row{r.policy, seconds(r.makespan_s), si(r.throughput()),
                                  percent(r.efficiency, 1), base ? fixed(speedup, 2) + "x" : "-"};
     nlohmann::json moved = nlohmann::json::object();

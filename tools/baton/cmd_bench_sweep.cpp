@@ -246,9 +246,7 @@ void run_sweep(const SweepArgs& args) {
       // As bench balance's --json has a run: each device's items, chunks,
       // steals and busy time with the figures.
       const double static_s = st >= 0 ? r.runs[st].makespan_s : 0;
-      jr["runs"].push_back(run_json(r.runs[p], static_s > 0 && r.runs[p].makespan_s > 0
-                                                   ? static_s / r.runs[p].makespan_s
-                                                   : 0));
+      jr["runs"].push_back(run_json(r.runs[p], speedup_over(static_s, r.runs[p])));
       if (args.from_host) {
         jr["runs"].back()["gbps_in"] = gbps_in(r.runs[p]);
         jr["runs"].back()["gbps_out"] = gbps_out(r.runs[p]);

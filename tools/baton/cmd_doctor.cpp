@@ -131,7 +131,7 @@ void check_balance(const DoctorArgs& a, Findings& out) {
   const RunStats r = work.run("ws");
   rt.trace_span("ws", r.start_s, r.start_s + r.makespan_s);
   recording.stop();
-  j["runs"].push_back(run_json(r, r.makespan_s > 0 ? fixed_split.makespan_s / r.makespan_s : 0));
+  j["runs"].push_back(run_json(r, speedup_over(fixed_split.makespan_s, r)));
   progress_done();
   Findings results = check_results(j), spans = check_trace(read_trace_events(trace));
   std::filesystem::remove(trace);
