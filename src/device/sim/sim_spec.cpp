@@ -137,24 +137,19 @@ SimMachine sim_machine_from_json(const std::string& text, const std::string& ori
     const double gib = number(o, "memory_gib", 0, ctx);
     if (!(gib >= 0 && gib <= 1 << 20)) bad(ctx + ".memory_gib must be from 0 (unbounded) to 2^20");
     d.memory_bytes = std::uint64_t(gib * double(1ull << 30));
-    const double lanes = number(o, "parallel_items", 0, ctx);
-    if (!(lanes >= 0 && lanes <= 1e9 && lanes == std::floor(lanes)))
-      bad(ctx + ".parallel_items must be a whole number from 0 (one at a time) to 10^9");
-    d.parallel_items = std::uint64_t(lanes);
-    const double depth = number(o, "pipeline_depth", 0, ctx);
-    if (depth != std::floor(depth) || depth < 0 || depth > 8)
-      bad(ctx + ".pipeline_depth must be a whole number from 1 to 8 (0: the machine's)");
-    d.pipeline_depth = int(depth);
-    const double busy = number(o, "busy_items", 0, ctx);
-    if (!(busy >= 0 && busy <= lanes && busy == std::floor(busy)))
-      bad(ctx +
-          ".busy_items must be a whole number from 0 (all of parallel_items) to parallel_items");
-    d.busy_items = std::uint64_t(busy);
-    const double step = number(o, "wave_step", 0, ctx);
-    if (!(step >= 0 && step <= lanes && step == std::floor(step)))
-      bad(ctx + ".wave_step must be a whole number from 0 (a part of a wave as its items) to " +
-          "parallel_items");
-    d.wave_step = std::uint64_t(step);
+    // A whole number from 0 to `most` (0 where absent); `range` says so.
+    auto whole = [&](const char* key, double most, const char* range) {
+      const double x = number(o, key, 0, ctx);
+      if (!(x >= 0 && x <= most && x == std::floor(x)))
+        bad(ctx + "." + key + " must be a whole number " + range);
+      return std::uint64_t(x);
+    };
+    d.parallel_items = whole("parallel_items", 1e9, "from 0 (one at a time) to 10^9");
+    d.pipeline_depth = int(whole("pipeline_depth", 8, "from 1 to 8 (0: the machine's)"));
+    const double lanes = double(d.parallel_items);
+    d.busy_items = whole("busy_items", lanes, "from 0 (all of parallel_items) to parallel_items");
+    d.wave_step =
+        whole("wave_step", lanes, "from 0 (a part of a wave as its items) to parallel_items");
     if (o.contains("measured_as")) {
       if (!o["measured_as"].is_string() || o["measured_as"].get<std::string>().empty())
         bad(ctx + ".measured_as must name a device of the performance models");
