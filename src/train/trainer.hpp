@@ -87,6 +87,12 @@ struct TrainPlan {
   std::uint64_t bytes_per_device = 0;
 };
 TrainPlan plan_training(const Runtime& rt, const TrainConfig& config);
+// The same, for the model's layout and kernels already made (whose
+// implementations say which backends can train).
+TrainPlan plan_training(const Runtime& rt, const TrainConfig& config, const MlpLayout& layout,
+                        const StepKernels& kernels);
+// Bytes of a layer's gradient part under `config`.
+std::uint64_t gradient_part_bytes(const TrainConfig& config);
 
 struct StepResult {
   int step = 0;        // from 1
