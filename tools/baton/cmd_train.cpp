@@ -5,79 +5,24 @@
 // sum of the devices' alone rates and against a perfect split, each policy
 // against static, and where a step's time goes.
 #include <algorithm>
-#include <array>
-#include <cstdio>
-#include <map>
 
 #include <nlohmann/json.hpp>
 
 #include "baton/error.hpp"
 #include "baton/runtime.hpp"
-#include "baton/sim.hpp"
 #include "collective/process_group.hpp"
 #include "commands.hpp"
-#include "json_output.hpp"
 #include "policy_list.hpp"
 #include "report/recording.hpp"
-#include "sim_bytes.hpp"
 #include "table.hpp"
 #include "train/trainer.hpp"
 #include "train_args.hpp"
-#ifdef BATON_TRAIN_CUDA
-#include "train/cuda/gemm_counts.hpp"
-#endif
+#include "train_run.hpp"
+#include "train_table.hpp"
 
 namespace baton::cli {
 
 namespace {
-
-struct Run {
-  std::vector<int> devices;
-  int batch = 0;
-  std::string policy;
-  std::string collective;  // how its gradients were summed
-  double samples_per_s = 0;
-  std::vector<double> losses;
-  // Per step: all of it, its micro-batches' run, and the update's run.
-  std::vector<double> step_s, grad_s, update_s;
-  std::vector<double> reduce_s;              // the reduction alone, where it was not overlapped
-  std::vector<std::string> failures;         // devices that failed ("step: name: cause")
-  std::vector<std::uint64_t> micro_batches;  // per device of the runtime, last step
-  // Per device of the runtime, over the measured steps: micro-batches run and
-  // the time spent on them (their rate, side by side with the run's others).
-  std::vector<double> items, busy_s;
-  // Peak bytes the run's buffers held, per memory it used, named by the
-  // devices in it ("cuda0.p0+cuda0.p1"); the host's for cpu devices.
-  std::vector<std::pair<std::string, std::uint64_t>> memory_peaks;
-  // Sim devices: bytes their copies moved per step over each kind of link,
-  // over the measured steps (sim::bytes_moved).
-  std::map<std::string, double> bytes_per_step;
-};
-
-std::string names_of(const Runtime& rt, const std::vector<int>& devices) {
-  std::string s;
-  for (int d : devices) s += (s.empty() ? "" : "+") + rt.devices()[d]->name();
-  return s;
-}
-
-// Per memory the devices use, the most the run's buffers held in it beyond
-// what was held when it started (`start`, per device): the sum over its
-// devices (each is charged what it allocated).
-std::vector<std::pair<std::string, std::uint64_t>> memory_peaks(
-    const Runtime& rt, const std::vector<int>& devices, const std::vector<std::uint64_t>& start) {
-  std::map<MemoryNode, std::vector<int>> nodes;
-  for (int d : devices) nodes[rt.devices()[std::size_t(d)]->info().memory_node].push_back(d);
-  std::vector<std::pair<std::string, std::uint64_t>> out;
-  for (const auto& [node, in_node] : nodes) {
-    std::uint64_t peak = 0;
-    for (int d : in_node) {
-      const std::uint64_t p = rt.devices()[std::size_t(d)]->peak_held_bytes();
-      peak += p - std::min(p, start[std::size_t(d)]);
-    }
-    out.push_back({node == kHostNode ? "host" : names_of(rt, in_node), peak});
-  }
-  return out;
-}
 
 // Device counts to run: "1,2,4" as given, else 1, 2, 4, ... and all of them.
 std::vector<int> device_counts(const std::string& list, int available) {
@@ -96,132 +41,6 @@ std::vector<int> device_counts(const std::string& list, int available) {
     counts.push_back(int(k));
   }
   return counts;
-}
-
-// The median over the measured steps (those after the warm-up) of f(step).
-template <class F>
-double median_step(const Run& r, int warmup, F f) {
-  std::vector<double> v;
-  for (std::size_t s = std::size_t(warmup); s < r.step_s.size(); ++s) v.push_back(f(s));
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
-
-// A step's parts, medians in seconds: forward and backward of the
-// micro-batches, the reduction and update, and the rest (the host's turn,
-// the loss gathered, what waits for what).
-struct StepParts {
-  double step = 0, grad = 0, update = 0, rest = 0;
-};
-StepParts step_parts(const Run& r, int warmup) {
-  StepParts p;
-  p.step = median_step(r, warmup, [&](std::size_t s) { return r.step_s[s]; });
-  p.grad = median_step(r, warmup, [&](std::size_t s) { return r.grad_s[s]; });
-  p.update = median_step(r, warmup, [&](std::size_t s) { return r.update_s[s]; });
-  p.rest = median_step(r, warmup, [&](std::size_t s) {
-    return std::max(0.0, r.step_s[s] - r.grad_s[s] - r.update_s[s]);
-  });
-  return p;
-}
-
-// What a perfect split of a run's batch would reach, in samples/s: forward
-// and backward on each device at its rate side by side with the others (as
-// measured in `beside`; devices sharing cores, or one GPU's power and memory,
-// are slower together than alone), all finishing together; then the rest of
-// the step (update, host) as short as the shortest of theirs alone.
-double ideal_rate(const Run& r, const Run& beside, int micro_batch,
-                  const std::vector<const Run*>& alone, int warmup) {
-  double compute_rate = 0, rest = 1e300;
-  for (int d : r.devices) {
-    const Run* a = alone[std::size_t(d)];
-    const std::size_t i = std::size_t(d);
-    if (!a || beside.busy_s[i] <= 0) return 0;
-    compute_rate += beside.items[i] * micro_batch / beside.busy_s[i];
-    const StepParts p = step_parts(*a, warmup);
-    rest = std::min(rest, p.step - p.grad);
-  }
-  const double step = double(r.batch) / compute_rate + std::max(0.0, rest);
-  return double(r.batch) / step;
-}
-
-// The run of `r`'s devices and batch under `policy`, if there was one.
-const Run* same_devices(const std::vector<Run>& runs, const Run& r, const std::string& policy) {
-  for (const Run& o : runs)
-    if (o.devices == r.devices && o.batch == r.batch && o.policy == policy) return &o;
-  return nullptr;
-}
-
-Run run_training(Runtime& rt, const TrainArgs& a, std::vector<int> devices, int batch,
-                 const std::string& policy, const std::string& label) {
-  train::TrainConfig c = train_config(a, batch, policy);
-  c.devices = devices;
-  // The runtime lets go of a finished task's buffers lazily (at a wait, or
-  // as its records are reused): what the run before still holds is left out.
-  rt.wait_all();
-  std::vector<std::uint64_t> held_before;
-  for (const auto& dev : rt.devices()) {
-    dev->reset_peak_held();
-    held_before.push_back(dev->held_bytes());
-  }
-  train::Trainer t(rt, c);
-  Run r;
-  r.devices = t.devices();
-  r.batch = batch;
-  r.policy = policy;
-  r.collective = t.collective();
-  double start = rt.clock().now();
-  auto moved_before = sim_bytes_moved(rt, r.devices);
-  const int total = a.warmup + a.steps;
-  for (int s = 1; s <= total; ++s) {
-    const double step_start = rt.clock().now();
-    const train::StepResult step = t.step();
-    rt.trace_span(label + " step " + std::to_string(s), step_start, rt.clock().now());
-    r.losses.push_back(step.loss);
-    r.step_s.push_back(step.seconds);
-    r.grad_s.push_back(step.grad.makespan_s);
-    r.update_s.push_back(step.update.makespan_s);
-    r.reduce_s.push_back(step.reduce_seconds);
-    for (const std::string& f : step.failures)
-      r.failures.push_back("step " + std::to_string(s) + ": " + f);
-    r.micro_batches.clear();
-    for (const auto& d : step.grad.devices) r.micro_batches.push_back(d.items);
-    r.items.resize(step.grad.devices.size(), 0.0);
-    r.busy_s.resize(step.grad.devices.size(), 0.0);
-    if (s > a.warmup)
-      for (std::size_t d = 0; d < step.grad.devices.size(); ++d) {
-        r.items[d] += double(step.grad.devices[d].items);
-        r.busy_s[d] += step.grad.devices[d].busy_s;
-      }
-    progress(label + " step " + std::to_string(s) + "/" + std::to_string(total) + " loss " +
-             fixed(step.loss, 5));
-    if (s == a.warmup) {
-      rt.wait_all();
-      start = rt.clock().now();
-      moved_before = sim_bytes_moved(rt, r.devices);
-    }
-  }
-  rt.wait_all();
-  const LinkBytes moved = bytes_between(moved_before, sim_bytes_moved(rt, r.devices));
-  for (std::size_t k = 0; k < kLinkKinds; ++k)
-    if (moved[k] > 0)
-      r.bytes_per_step[std::string(to_string(LinkKind(k)))] = double(moved[k]) / double(a.steps);
-  const double elapsed = rt.clock().now() - start;
-  r.samples_per_s = elapsed > 0 ? double(a.steps) * double(batch) / elapsed : 0;
-  r.memory_peaks = memory_peaks(rt, r.devices, held_before);
-  return r;
-}
-
-// `r`, the alone run of device `from`, as the run of its twin `to` (a sim
-// device that would have run it the same: Device::twin_of).
-Run as_twin(const Runtime& rt, Run r, int from, int to) {
-  r.devices = {to};
-  for (auto* per_device : {&r.items, &r.busy_s}) std::swap((*per_device)[from], (*per_device)[to]);
-  std::swap(r.micro_batches[std::size_t(from)], r.micro_batches[std::size_t(to)]);
-  for (auto& [where, peak] : r.memory_peaks)
-    if (where == rt.devices()[std::size_t(from)]->name())
-      where = rt.devices()[std::size_t(to)]->name();
-  return r;
 }
 
 void run_train(const TrainArgs& a) {
@@ -257,11 +76,6 @@ void run_train(const TrainArgs& a) {
   const train::MlpLayout layout(a.shape);
   const double flops = train::flops_per_sample(layout);
   const std::vector<int> counts = device_counts(a.counts, int(able.size()));
-  // Sim devices that keep time only (BATON_SIM_EXECUTE=0, or "execute": false
-  // in their file) compute nothing: no losses. They stand for another backend.
-  const bool time_only = std::any_of(able.begin(), able.end(), [&](int d) {
-    return rt.devices()[std::size_t(d)]->info().stands_for.has_value();
-  });
   auto batch_for = [&](int k) { return a.scaling == "weak" ? a.batch * k : a.batch; };
 
   nlohmann::json j;
@@ -275,7 +89,7 @@ void run_train(const TrainArgs& a) {
   j["dataset"] = a.dataset;
   j["host_memory"] = rt.host_memory();
   j["model_bytes_per_device"] = model_bytes;
-  j["sim_time_only"] = time_only;
+  j["sim_time_only"] = keeps_time_only(rt, able);
 
   // Each device alone, for the speed-up and the oracle.
   std::vector<double> alone(rt.devices().size(), 0.0);
@@ -396,137 +210,9 @@ void run_train(const TrainArgs& a) {
   progress_done();
   recording.stop();
 
-  j["devices"] = nlohmann::json::array();
-  for (int d : able)
-    j["devices"].push_back({{"name", rt.devices()[d]->name()},
-                            {"description", rt.devices()[d]->info().description},
-                            {"alone_samples_per_s", alone[d]}});
-  std::vector<const Run*> alone_run(rt.devices().size(), nullptr);
-  for (const Run& r : runs)
-    if (r.devices.size() == 1) alone_run[std::size_t(r.devices.front())] = &r;
-  Table t({"devices", "batch", "policy", "samples/s", "TFLOP/s", "speed-up", "vs oracle",
-           "vs ideal", "vs static", "step ms = fwd+bwd + update + rest", "loss first -> last",
-           "peak memory held", "micro-batches per device (last step)"});
-  j["runs"] = nlohmann::json::array();
-  const double base = alone[fastest.front()];
-  auto ms = [](double s) { return fixed(1e3 * s, 1); };
-  for (const Run& r : runs) {
-    const bool single = r.devices.size() == 1;
-    double rate_sum = 0;
-    for (int d : r.devices) rate_sum += alone[d];
-    const Run* stat = same_devices(runs, r, "static");
-    // The rates side by side: weighted's, where it ran, keeps every device
-    // busy until its share is done; static's fast devices end early and its
-    // slow ones finish alone, faster than beside the others.
-    const Run* weighted = same_devices(runs, r, "weighted");
-    const Run& beside = weighted ? *weighted : stat ? *stat : r;
-    std::string split_text;
-    nlohmann::json split = nlohmann::json::object();
-    for (int d : r.devices) {
-      split_text += rt.devices()[d]->name() + " " + std::to_string(r.micro_batches[d]) + "  ";
-      split[rt.devices()[d]->name()] = r.micro_batches[d];
-    }
-    const double speedup = base > 0 ? r.samples_per_s / base : 0;
-    const double efficiency = rate_sum > 0 ? r.samples_per_s / rate_sum : 0;
-    const double ideal = ideal_rate(r, beside, a.micro_batch, alone_run, a.warmup);
-    const double vs_ideal = ideal > 0 ? r.samples_per_s / ideal : 0;
-    const double vs_static =
-        stat && stat->samples_per_s > 0 ? r.samples_per_s / stat->samples_per_s : 0;
-    const StepParts parts = step_parts(r, a.warmup);
-    std::string held_text;
-    nlohmann::json held = nlohmann::json::object();
-    for (const auto& [where, peak] : r.memory_peaks) {
-      held_text += (held_text.empty() ? "" : ", ") +
-                   (r.memory_peaks.size() > 1 ? where + " " : "") + bytes(peak);
-      held[where] = peak;
-    }
-    t.add({single ? rt.devices()[r.devices.front()]->name() : std::to_string(r.devices.size()),
-           std::to_string(r.batch), single ? "alone" : r.policy, si(r.samples_per_s),
-           fixed(r.samples_per_s * flops * 1e-12, 2), fixed(speedup, 2) + "x",
-           percent(efficiency, 1), percent(vs_ideal, 1),
-           single || !stat ? "-" : fixed(vs_static, 2) + "x",
-           ms(parts.step) + " = " + ms(parts.grad) + " + " + ms(parts.update) + " + " +
-               ms(parts.rest),
-           time_only ? "- (time only)"
-                     : fixed(r.losses.front(), 4) + " -> " + fixed(r.losses.back(), 4),
-           held_text, split_text});
-    j["runs"].push_back(
-        {{"devices", names_of(rt, r.devices)},
-         {"device_count", r.devices.size()},
-         {"batch", r.batch},
-         {"policy", single ? "alone" : r.policy},
-         {"collective", r.collective},
-         {"samples_per_s", r.samples_per_s},
-         {"tflops", r.samples_per_s * flops * 1e-12},
-         {"speedup", speedup},
-         {"efficiency_vs_oracle", efficiency},
-         {"ideal_samples_per_s", ideal},
-         {"efficiency_vs_ideal", vs_ideal},
-         {"ideal_rates_from", single ? "alone" : beside.policy},
-         {"vs_static", !single && stat ? nlohmann::json(vs_static) : nlohmann::json(nullptr)},
-         // Nothing was computed where time was all that was kept.
-         {"losses", time_only ? nlohmann::json(nullptr) : nlohmann::json(r.losses)},
-         {"median_step_seconds",
-          {{"step", parts.step},
-           {"grad", parts.grad},
-           {"update", parts.update},
-           {"reduce", median_step(r, a.warmup, [&](std::size_t s) { return r.reduce_s[s]; })},
-           {"rest", parts.rest}}},
-         {"peak_memory_held_bytes", held},
-         {"sim_bytes_moved_per_step", r.bytes_per_step},
-         {"failures", r.failures},
-         {"micro_batches", split},  // per device, in the last step
-         {"step_seconds", r.step_s},
-         {"grad_seconds", r.grad_s},
-         {"update_seconds", r.update_s}});
-  }
-#ifdef BATON_TRAIN_CUDA
-  const train::GemmCounts gemms = train::cuda_gemm_counts();
-  j["cuda_gemms_fused"] = gemms.fused;
-  j["cuda_gemms_unfused"] = gemms.unfused;
-  j["cuda_gemm_algorithm_searches"] = gemms.searches;
-  j["cuda_gemm_algorithm_checks"] = gemms.checks;
-  j["cuda_gemm_algorithm_host_seconds"] = gemms.host_seconds;
-#endif
-  recording.report(j);
-  if (emit_json(j, a.json, a.json_out)) return;
-  std::printf(
-      "train: MLP %d -> %d x %d -> %d, %.2f M parameters, %.1f MFLOP per sample, about %s per "
-      "device; micro-batch %d, %d steps after %d warm-up, %s scaling\n",
-      a.shape.inputs, a.shape.width, a.shape.depth, a.shape.outputs, double(layout.params()) * 1e-6,
-      flops * 1e-6, bytes(model_bytes).c_str(), a.micro_batch, a.steps, a.warmup,
-      a.scaling.c_str());
-  for (std::size_t d = 0; d < rt.devices().size(); ++d) {
-    const bool trains = std::find(able.begin(), able.end(), int(d)) != able.end();
-    std::printf("  %-10s %s%s\n", rt.devices()[d]->name().c_str(),
-                rt.devices()[d]->info().description.c_str(),
-                trains ? "" : "  (left out: no training code for it in this build)");
-  }
-  std::printf(
-      "  speed-up: over %s alone (the fastest); vs oracle: over the sum of the devices' alone "
-      "rates;\n  vs ideal: over a perfect split (forward and backward at each device's rate "
-      "side by side\n  with the others, as in the weighted run (else static), all finishing "
-      "together; then\n  the rest of the step as short as the shortest alone); step: medians\n",
-      rt.devices()[fastest.front()]->name().c_str());
-  std::fputs(t.str().c_str(), stdout);
-  std::vector<std::string> sums;  // how the runs of several devices summed their gradients
-  for (const Run& r : runs)
-    if (r.devices.size() > 1 && std::find(sums.begin(), sums.end(), r.collective) == sums.end()) {
-      sums.push_back(r.collective);
-      std::printf("gradients of %s summed: %s\n", names_of(rt, r.devices).c_str(),
-                  r.collective.c_str());
-    }
-  for (const std::string& n : notes) std::printf("note: %s\n", n.c_str());
-  for (const Run& r : runs)
-    for (const std::string& f : r.failures)
-      std::printf("note: %s on %s: %s; the step ran again on the others, which trained on\n",
-                  r.policy.c_str(), names_of(rt, r.devices).c_str(), f.c_str());
-#ifdef BATON_TRAIN_CUDA
-  if (gemms.fused + gemms.unfused > 0)
-    std::printf("cuBLASLt: %llu GEMMs with the bias/GELU epilogue fused, %llu without\n",
-                static_cast<unsigned long long>(gemms.fused),
-                static_cast<unsigned long long>(gemms.unfused));
-#endif
+  Comparison c{
+      able, model_bytes, std::move(alone), fastest.front(), std::move(runs), std::move(notes)};
+  report_training(rt, a, c, recording, j);
 }
 
 }  // namespace
