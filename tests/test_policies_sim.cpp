@@ -300,6 +300,23 @@ TEST(PoliciesSim, WsChunksMayLastAMillisecondWhereNoDataCrossesALink) {
   EXPECT_EQ(copied_body.makespan_s, copied_fine.makespan_s);
 }
 
+// A task a little longer than a launch on each device, as a training step's
+// micro-batches of a small model: with the devices' rates calibrated, its
+// chunks need not be cut finer than min_chunk_us (200 us) before one of them
+// is measured. Cut by the plan's bounds alone, each device ran 4 chunks of
+// its share, a launch each, and ws took 100 us to weighted's 85.
+TEST(PoliciesSim, WsRunsAShortCalibratedTaskInAChunkADevice) {
+  auto rt = sim_rt("sim:4,2");
+  const Kernel k = workloads::fma_kernel(20000, false);
+  const Range r{24, 0};
+  rt.calibrate(r, k);
+  const RunStats w = rt.parallel_for(r, k, Policy::by_name("weighted"));
+  const RunStats ws = rt.parallel_for(r, k, Policy::by_name("ws"));
+  ASSERT_EQ(ws.devices.size(), 2u);
+  for (const auto& d : ws.devices) EXPECT_EQ(d.chunks, 1u) << d.name;
+  EXPECT_LE(ws.makespan_s, w.makespan_s * 1.001);
+}
+
 // A few heavy items, fewer than a GPU runs at once (the partitions of
 // sim_waves.json): a device takes as long for its share as for a whole wave,
 // so a span stolen to run after its own doubles a thief's time. On the H200

@@ -213,8 +213,14 @@ class WsSource final : public ChunkSource {
     if (plan_.max_chunk <= plan_.min_chunk) return (plan_.min_chunk + quantum_ - 1) / quantum_;
     double total = std::accumulate(r.begin(), r.end(), 0.0);
     double share = total > 0 ? r[dev] / total : 1.0;
-    ChunkBounds b = device_bounds(plan_.min_chunk, plan_.max_chunk, share, active_,
-                                  rates_[dev].rate(), plan_.min_chunk_s, plan_.body_chunk_s);
+    // Until a chunk of this task is measured, the calibrated rate bounds a
+    // chunk's time: 16 micro-batches of a small model on sim:4,2, each task
+    // a step, ran in chunks of 2 that paid a launch each (ws 0.80x weighted).
+    const double rate = rates_[dev].rate() > 0    ? rates_[dev].rate()
+                        : plan_.weights_are_rates ? plan_.weights[dev]
+                                                  : 0.0;
+    ChunkBounds b = device_bounds(plan_.min_chunk, plan_.max_chunk, share, active_, rate,
+                                  plan_.min_chunk_s, plan_.body_chunk_s);
     // A native launcher's pass (cuBLAS over many micro-batches) pays for
     // reading every weight whatever its size: chunks of whole passes, and
     // no chunk below one where dev's share of the task holds one (on H200

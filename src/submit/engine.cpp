@@ -119,8 +119,7 @@ const KernelEntry& Engine::kernel_entry(const Kernel& k) {
   if (last_kernel_ && last_kernel_->kernel.id() == k.id()) return *last_kernel_;
   auto& slot = kernels_[k.id()];
   if (!slot) {
-    slot = std::make_unique<KernelEntry>(
-        KernelEntry{k, {}, {}, {}, {}, nullptr, nullptr, nullptr, false});
+    slot.reset(new KernelEntry{k, {}, {}, {}, {}, nullptr, nullptr, nullptr, false});
     slot->weights = std::make_unique<std::atomic<double>[]>(workers_.size());
     slot->left_out = std::make_unique<std::atomic<bool>[]>(workers_.size());
     slot->busy_items = std::make_unique<std::atomic<double>[]>(workers_.size());
@@ -150,7 +149,7 @@ void Engine::set_rates(const Kernel& kernel, const std::vector<double>& rates,
     e.weights[d].store(e.runs_on[d] ? std::max(rates[d], 1e-9) : 0.0);
     e.left_out[d].store(!left_out.empty() && left_out[d]);
   }
-  e.calibrated = true;
+  e.calibrated.store(true);
   weights_epoch_.fetch_add(1, std::memory_order_release);
 }
 
@@ -166,7 +165,7 @@ const std::vector<double>* Engine::known_rates(const Kernel& kernel, int pinned)
   thread_local std::vector<double> rates;
   std::lock_guard lock(submit_mu_);
   const KernelEntry& e = kernel_entry(kernel);
-  if (!e.calibrated) return nullptr;
+  if (!e.calibrated.load()) return nullptr;
   rates.assign(workers_.size(), 0.0);
   for (std::size_t d = 0; d < rates.size(); ++d)
     rates[d] = e.runs_on[d] && (!e.left_out[d] || int(d) == pinned) ? e.weights[d].load() : 0;

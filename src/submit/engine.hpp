@@ -51,7 +51,7 @@ struct KernelEntry {
   // Per device: how many items keep it as busy as a whole wave of them
   // (Engine::set_busy_items); 0: a whole wave.
   std::unique_ptr<std::atomic<double>[]> busy_items;
-  bool calibrated = false;
+  std::atomic<bool> calibrated{false};  // the weights are measured rates (Engine::set_rates)
 };
 
 class Engine final : public HostAccessGuard {

@@ -59,6 +59,7 @@ void Engine::start_split(TaskRecord* t) {
   plan.body_chunk_s = spans.copied ? 0 : o.body_chunk_us * 1e-6;
   plan.tail_split = std::max(1.0, o.tail_split);
   plan.weights.assign(w.begin(), w.end());
+  plan.weights_are_rates = t->kernel->calibrated.load(std::memory_order_relaxed);
   plan.paths = &machine_.paths;
   plan.parallel_items = &t->kernel->parallel_items;
   plan.wave_step = &t->kernel->wave_step;

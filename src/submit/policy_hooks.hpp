@@ -47,9 +47,10 @@ struct Plan {
   // most this many items, so tiny chunks cost one launch each but not one
   // trip through the source each.
   std::uint64_t launch = 0;
-  double min_chunk_s = 0;       // ws: no chunk shorter than this on a measured device
-  double body_chunk_s = 0;      // ws: before the tail, chunks up to this on a measured device
-  std::vector<double> weights;  // per device, relative capability; 0: takes no part
+  double min_chunk_s = 0;          // ws: no chunk shorter than this on a device of known rate
+  double body_chunk_s = 0;         // ws: before the tail, chunks up to this on such a device
+  std::vector<double> weights;     // per device, relative capability; 0: takes no part
+  bool weights_are_rates = false;  // they are the kernel's calibrated rates, items/s
   // Per device, the least span worth handing it (DeviceInfo::parallel_items),
   // unless less is left.
   const std::vector<std::uint64_t>* parallel_items = nullptr;
