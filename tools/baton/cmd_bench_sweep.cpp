@@ -37,7 +37,7 @@ struct SweepArgs {
 template <class T>
 std::vector<T> numbers(const std::string& list, const char* option) {
   std::vector<T> out;
-  for (const std::string& tok : split(list, ',')) {
+  for (const std::string& tok : list_items(list, option)) {
     std::size_t used = 0;
     double v = 0;
     try {

@@ -32,7 +32,7 @@ std::vector<int> device_counts(const std::string& list, int available) {
     counts.push_back(available);
     return counts;
   }
-  for (const std::string& s : split(list, ',')) {
+  for (const std::string& s : list_items(list, "--counts")) {
     char* end = nullptr;
     const long k = std::strtol(s.c_str(), &end, 10);
     if (*end || k < 1 || k > available)

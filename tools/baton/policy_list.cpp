@@ -7,7 +7,7 @@
 namespace baton::cli {
 
 std::vector<std::string> policy_list(const std::string& text) {
-  std::vector<std::string> names = split(text, ',');
+  std::vector<std::string> names = list_items(text, "--policies");
   if (names.empty())
     raise(Errc::invalid_argument, "--policies",
           "no policy named (known: " + detail::policy_names(", ") + ")");

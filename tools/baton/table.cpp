@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <sstream>
 
+#include "baton/error.hpp"
 #include "sched/policy.hpp"
 
 namespace baton::cli {
@@ -52,12 +52,16 @@ std::string bytes(std::uint64_t b) {
   return fixed(v, u ? 1 : 0) + " " + unit[u];
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
+std::vector<std::string> list_items(const std::string& list, const char* option) {
   std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string tok; std::getline(ss, tok, sep);)
-    if (!tok.empty()) out.push_back(tok);
-  return out;
+  if (list.empty()) return out;
+  for (std::size_t pos = 0;;) {
+    const std::size_t comma = list.find(',', pos);
+    out.push_back(list.substr(pos, comma == std::string::npos ? comma : comma - pos));
+    if (out.back().empty()) raise(Errc::invalid_argument, option, "empty item in '" + list + "'");
+    if (comma == std::string::npos) return out;
+    pos = comma + 1;
+  }
 }
 
 std::string si(double v) {

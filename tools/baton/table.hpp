@@ -26,8 +26,9 @@ std::string seconds(double s);                    // "12.3 ms"
 // `lead`, then a line per policy: "  name: description" (for --help).
 std::string policy_help(const std::string& lead);
 
-// The non-empty items of a `sep`-separated list ("static,ws").
-std::vector<std::string> split(const std::string& s, char sep);
+// The items of a comma-separated list ("static,ws"); an empty item
+// ("1,,2", "ws,") is an error naming `option`.
+std::vector<std::string> list_items(const std::string& list, const char* option);
 
 // A progress line on stderr, rewritten in place, only when stderr is a terminal.
 void progress(const std::string& line);
