@@ -15,6 +15,7 @@
 #include "baton/sim.hpp"
 #include "commands.hpp"
 #include "json_output.hpp"
+#include "output_file.hpp"
 #include "policy_list.hpp"
 #include "report/recording.hpp"
 #include "sched/policy.hpp"
@@ -62,6 +63,7 @@ struct Measured {
 
 void run_balance(const BalanceArgs& args) {
   if (args.repeat < 1) raise(Errc::invalid_argument, "--repeat", "must be at least 1");
+  check_writable(args.json_out, "--json-out");
   std::vector<std::string> policy_names = policy_list(args.policies);
   width_of(args.shape.bytes);
   Options opt = env_options();

@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "device/host_memory.hpp"
 #include "json_output.hpp"
+#include "output_file.hpp"
 #include "policy_list.hpp"
 #include "table.hpp"
 
@@ -123,6 +124,7 @@ struct Row {
 void run_sweep(const SweepArgs& args) {
   if (args.repeat < 1) raise(Errc::invalid_argument, "--repeat", "must be at least 1");
   if (!(args.max_gib > 0)) raise(Errc::invalid_argument, "--max-gib", "must be above 0");
+  check_writable(args.json_out, "--json-out");
   std::vector<std::string> policies = policy_list(args.policies);
   const auto iters = numbers<int>(args.iters, "--iters");
   const auto bytes = numbers<int>(args.bytes, "--bytes");

@@ -12,6 +12,7 @@
 #include "baton/runtime.hpp"
 #include "collective/process_group.hpp"
 #include "commands.hpp"
+#include "output_file.hpp"
 #include "policy_list.hpp"
 #include "report/recording.hpp"
 #include "table.hpp"
@@ -45,6 +46,7 @@ std::vector<int> device_counts(const std::string& list, int available) {
 
 void run_train(const TrainArgs& a) {
   if (a.steps < 1) raise(Errc::invalid_argument, "--steps", "must be at least 1");
+  check_writable(a.json_out, "--json-out");
   // Under a launcher, or with a checkpoint: one job, not the comparison.
   if (!a.checkpoint.empty() || a.resume || collective::launched_processes() > 1)
     return run_train_job(a);

@@ -19,6 +19,7 @@
 #include "baton/runtime.hpp"
 #include "collective/process_group.hpp"
 #include "json_output.hpp"
+#include "output_file.hpp"
 #include "policy_list.hpp"
 #include "report/recording.hpp"
 #include "table.hpp"
@@ -87,6 +88,7 @@ void train_job(const TrainArgs& a, collective::ProcessGroup& group) {
   if (!a.checkpoint.empty() && !a.resume && std::filesystem::exists(a.checkpoint))
     raise(Errc::invalid_argument, "--checkpoint",
           "'" + a.checkpoint + "' exists: add --resume to go on from it, or remove it");
+  check_writable(a.checkpoint, "--checkpoint");
   const std::string policy = policy_list(a.policies).front();
   Options opt = env_options();
   opt.devices = a.devices;
