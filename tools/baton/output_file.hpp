@@ -1,5 +1,5 @@
-// Files a command writes after its runs (--json-out) or steps into them
-// (--checkpoint): a path that cannot be written fails before the first run.
+// Files a command writes after its runs (--json-out, --trace) or steps into
+// them (--checkpoint): a path that cannot be written fails before the first run.
 #pragma once
 
 #include <string>

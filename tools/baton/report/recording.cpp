@@ -1,8 +1,6 @@
 #include "report/recording.hpp"
 
-#include <fstream>
-
-#include "baton/error.hpp"
+#include "output_file.hpp"
 #include "report/html_report.hpp"
 
 namespace baton::cli {
@@ -22,8 +20,7 @@ void set_command_line(int argc, const char* const* argv) {
 
 Recording::Recording(std::string trace, std::string report)
     : trace_(std::move(trace)), report_(std::move(report)) {
-  if (!trace_.empty() && !std::ofstream(trace_))
-    raise(Errc::invalid_argument, "--trace", "cannot write '" + trace_ + "'");
+  check_writable(trace_, "--trace");
   if (!report_.empty()) {
     prepare_report_dir(report_);
     if (trace_.empty()) trace_ = report_trace_path(report_);
