@@ -603,3 +603,18 @@ TEST(PoliciesSim, WsRunsItsLastStepWhereNoOneEndsItSooner) {
     EXPECT_LE(ws.makespan_s, 1.02 * weighted) << n << " items";
   }
 }
+
+// The oracle of a run a little over a wave a device: no split ends it in
+// the time the summed rates give (weighted at 92 % of that), so the oracle
+// is the least time the devices' waves allow, and a good split reaches it.
+TEST(PoliciesSim, TheOracleIsNoSoonerThanTheWavesAllow) {
+  auto rt = sim_rt("sim:" BATON_BENCH_SIM_DIR "/h100_48_40_24_8_heavy_items.json");
+  Kernel k = workloads::fma_rows_kernel(262144, 1);
+  const std::uint64_t n = 276638;
+  const Calibration cal = rt.calibrate(Range{n, 0}, k);
+  const RunStats weighted = rt.parallel_for(Range{n, 0}, k, Policy::by_name("weighted"));
+  EXPECT_GT(weighted.waves_bound_s, 1.05 * double(n) / cal.oracle_rate());
+  EXPECT_DOUBLE_EQ(weighted.oracle_s, weighted.waves_bound_s);
+  EXPECT_GE(weighted.efficiency, 0.97);
+  EXPECT_LE(weighted.efficiency, 1.01);  // calibrated rates carry a launch a chunk
+}

@@ -162,3 +162,20 @@ TEST(Waves, TheSharesAddUpAndEndNoLaterThanInProportion) {
     EXPECT_LE(ends_s(w, share), ends_s(w, prop) * (1 + 1e-9)) << "round " << round;
   }
 }
+
+// The oracle's bound in waves (RunStats::waves_bound_s): a wave each and a
+// few items more cannot end in the time their summed rate gives, only once a
+// part of a wave has run; without waves it is that time.
+TEST(Waves, TheLeastTimeInWavesIsAWaveAndTheLeastPart) {
+  const std::vector<Waves> two{{1000, 100, 200, 1e6}, {500, 50, 100, 0.5e6}};
+  const double half_item = 0.5 / 1.5e6;  // the search's precision
+  const double t = least_time_in_waves(1510, two);
+  // 10 past a wave on each: the slow one's least part, 100 items, 200 us.
+  EXPECT_NEAR(t, 1.2e-3, half_item);
+  EXPECT_GT(t, 1510 / 1.5e6 * 1.1);
+  // No split ends sooner: the split that ends together ends at that time.
+  EXPECT_NEAR(ends_s(two, shares_ending_together(1510, two)), t, half_item);
+  const std::vector<Waves> flat{{1, 1, 1, 1e6}, {1, 1, 1, 0.5e6}};
+  EXPECT_NEAR(least_time_in_waves(1500, flat), 1500 / 1.5e6, half_item);
+  EXPECT_EQ(least_time_in_waves(1500, {{1000, 100, 200, 0}}), 0);  // no rate: no bound
+}

@@ -35,8 +35,14 @@ struct RunStats {
   double start_s = 0;  // on the devices' clock, when the work became ready
   double makespan_s = 0;
   // The makespan if every device ran flat out the whole time: items over the
-  // sum of each device's standalone throughput (sim: its exact capacity).
+  // sum of each device's standalone throughput (sim: its exact capacity), or
+  // waves_bound_s where that is more.
   double oracle_s = 0;
+  // The least time the devices' waves allow, as calibrated: a GPU runs a
+  // wave of items at once, and a last part of one takes as long as its steps
+  // and never less than a few items do (0: none runs in waves, or not
+  // calibrated). One wave and a fiftieth cannot end in 1.02 waves' time.
+  double waves_bound_s = 0;
   double efficiency = 0;        // oracle_s / makespan_s
   std::uint64_t reruns = 0;     // chunks or tasks re-run after a device failed
   bool managed_memory = false;  // some replica fell back to unified memory

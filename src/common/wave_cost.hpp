@@ -3,6 +3,9 @@
 // (sched/first_split.hpp) and what a sim device standing for a GPU takes.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 namespace baton::detail {
 
 struct Waves {
@@ -25,5 +28,16 @@ struct Waves {
   // The most items that end within `s` seconds (costed(x) <= s * rate).
   double most_within(double s) const;
 };
+
+// A device's waves for a span task of `items`: `parallel` items at once (no
+// more than the task has, at least 1), parts in steps of `step`, at least
+// `busy` items (0: not known, a whole wave), at `rate` items a second.
+Waves waves_for(std::uint64_t parallel, std::uint64_t step, double busy, std::uint64_t items,
+                double rate);
+
+// The least time by which the devices together can run `items`, each taking
+// the most it ends by then in its waves, to within half an item at their
+// summed rate; 0 where none has a rate.
+double least_time_in_waves(std::uint64_t items, const std::vector<Waves>& devices);
 
 }  // namespace baton::detail

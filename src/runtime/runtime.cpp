@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <numeric>
 
 #include "baton/error.hpp"
 #include "device/host_memory.hpp"
@@ -209,19 +210,23 @@ RunStats Runtime::wait(PendingRun run) {
   }
   // The oracle: items over the sum of the devices' calibrated rates (shared
   // resources counted once: Calibration), or the rates each showed in this
-  // run where none were measured.
+  // run where none were measured; no less than the calibrated waves allow.
   const std::vector<double>* known = engine_->known_rates(kernel, pinned);
-  double total_rate = 0;
+  thread_local std::vector<double> rates;
+  rates.assign(set_.devices.size(), 0.0);
   for (std::size_t d = 0; d < set_.devices.size(); ++d) {
     if (!kernel.runs_on(set_.devices[d]->info().backend)) continue;
     if (pinned >= 0 && int(d) != pinned) continue;
     const DeviceStats& s = stats.devices[d];
     if (known)
-      total_rate += (*known)[d];
+      rates[d] = (*known)[d];
     else if (s.busy_s > 0)
-      total_rate += double(s.items) / s.busy_s;
+      rates[d] = double(s.items) / s.busy_s;
   }
+  const double total_rate = std::accumulate(rates.begin(), rates.end(), 0.0);
   stats.oracle_s = total_rate > 0 ? double(range.n) / total_rate : 0;
+  if (known) stats.waves_bound_s = engine_->least_time_in_waves(kernel, range.n, rates);
+  stats.oracle_s = std::max(stats.oracle_s, stats.waves_bound_s);
   stats.efficiency = stats.makespan_s > 0 ? stats.oracle_s / stats.makespan_s : 0;
   return stats;
 }

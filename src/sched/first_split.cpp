@@ -12,40 +12,23 @@ std::vector<std::uint64_t> shares_ending_together(std::uint64_t items,
                                                   const std::vector<Waves>& devices) {
   const std::size_t n = devices.size();
   const double want = double(items);
-  double total_rate = 0;
   std::size_t fastest = n;  // alone, over all the items
-  for (std::size_t d = 0; d < n; ++d) {
-    if (!(devices[d].rate > 0)) continue;
-    total_rate += devices[d].rate;
-    if (fastest == n || devices[d].seconds(want) < devices[fastest].seconds(want)) fastest = d;
-  }
+  for (std::size_t d = 0; d < n; ++d)
+    if (devices[d].rate > 0 &&
+        (fastest == n || devices[d].seconds(want) < devices[fastest].seconds(want)))
+      fastest = d;
   if (fastest == n) raise(Errc::invalid_argument, "scheduler", "no device can run this kernel");
+  const double by = least_time_in_waves(items, devices);
   std::vector<std::uint64_t> share(n, 0);
-  auto most = [&](std::size_t d, double s) {
-    return devices[d].rate > 0 ? std::uint64_t(std::min(want, devices[d].most_within(s)))
-                               : std::uint64_t{0};
-  };
-  auto enough = [&](double s) {
-    std::uint64_t can = 0;
-    for (std::size_t d = 0; d < n && can < items; ++d) can += most(d, s);
-    return can >= items;
-  };
-  // None ends them sooner than all at their summed rate; the fastest alone
-  // ends them by `hi` (a hair above, for rounding).
-  double lo = want / total_rate, hi = devices[fastest].seconds(want) * (1 + 1e-9);
-  if (items == 0 || !enough(hi)) {
+  std::uint64_t given = 0;
+  for (std::size_t d = 0; d < n; ++d)
+    if (devices[d].rate > 0)
+      given += share[d] = std::uint64_t(std::min(want, devices[d].most_within(by)));
+  if (given < items) {  // rounding: the fastest alone runs them all
+    std::fill(share.begin(), share.end(), 0);
     share[fastest] = items;
     return share;
   }
-  // Until the time between them is worth less than half an item at the
-  // summed rate: then `hi` ends within that of the least time (a task's
-  // start pays for each step: 4 devices in waves took 1.4 us at 1e-9).
-  for (int i = 0; i < 64 && (hi - lo) * total_rate > 0.5; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    (enough(mid) ? hi : lo) = mid;
-  }
-  std::uint64_t given = 0;
-  for (std::size_t d = 0; d < n; ++d) given += share[d] = most(d, hi);
   // Beyond `items`, taken back from the slowest first: each still ends by
   // then, the slow ones sooner. Beside an H100 whose last part of a wave
   // could take 27 k items of 2^18 fma steps more at no cost, a CPU that kept

@@ -245,9 +245,8 @@ class WsSource final : public ChunkSource {
   // calibration's; a whole wave where not known): a GPU takes as long for a
   // few heavy items as for many.
   Waves waves_of(int d, double rate) const {
-    const double at_once = double(lanes(d));
-    const bool known = !plan_.busy_items.empty() && plan_.busy_items[d] > 0;
-    return {at_once, double(plan_.step(d)), known ? plan_.busy_items[d] : at_once, rate};
+    return waves_for(plan_.least_span(d), plan_.step(d),
+                     plan_.busy_items.empty() ? 0.0 : plan_.busy_items[d], plan_.items, rate);
   }
   // How long d takes for `items` at rate r[d].
   double waves_s(int d, double items, const std::vector<double>& r) const {

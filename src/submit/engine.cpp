@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "baton/error.hpp"
+#include "common/wave_cost.hpp"
 #include "submit/fault.hpp"
 
 namespace baton::detail {
@@ -170,6 +171,23 @@ const std::vector<double>* Engine::known_rates(const Kernel& kernel, int pinned)
   for (std::size_t d = 0; d < rates.size(); ++d)
     rates[d] = e.runs_on[d] && (!e.left_out[d] || int(d) == pinned) ? e.weights[d].load() : 0;
   return &rates;
+}
+
+double Engine::least_time_in_waves(const Kernel& kernel, std::uint64_t items,
+                                   const std::vector<double>& rates) {
+  std::lock_guard lock(submit_mu_);
+  const KernelEntry& e = kernel_entry(kernel);
+  thread_local std::vector<Waves> waves;
+  waves.clear();
+  bool any = false;
+  for (std::size_t d = 0; d < rates.size() && d < workers_.size(); ++d) {
+    if (!(rates[d] > 0)) continue;
+    const double busy = e.busy_items[d].load();
+    if (e.parallel_items[d] > 1 && !(busy > 0)) return 0;
+    any = any || e.parallel_items[d] > 1;
+    waves.push_back(waves_for(e.parallel_items[d], e.wave_step[d], busy, items, rates[d]));
+  }
+  return any ? detail::least_time_in_waves(items, waves) : 0;
 }
 
 void Engine::track(const std::shared_ptr<BufferState>& buffer) {

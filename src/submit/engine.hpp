@@ -99,6 +99,12 @@ class Engine final : public HostAccessGuard {
   void set_busy_items(const Kernel& kernel, const std::vector<double>& items);
   // Null before calibration; left-out devices count 0, but for `pinned`.
   const std::vector<double>* known_rates(const Kernel& kernel, int pinned = -1);
+  // The least time by which devices at `rates` can run `items` of the
+  // kernel in their waves, a part of one as its steps and at least its busy
+  // items (wave_cost.hpp); 0 where none runs in waves or a busy figure is
+  // not known (before calibration).
+  double least_time_in_waves(const Kernel& kernel, std::uint64_t items,
+                             const std::vector<double>& rates);
 
   Clock& clock() { return clock_; }
   TraceLog& trace_log() { return trace_; }

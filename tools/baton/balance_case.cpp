@@ -32,6 +32,7 @@ nlohmann::json run_json(const RunStats& r, double speedup_vs_static) {
   return {{"policy", r.policy},
           {"makespan_s", r.makespan_s},
           {"oracle_s", r.oracle_s},
+          {"waves_bound_s", r.waves_bound_s},
           {"efficiency", r.efficiency},
           {"items_per_s", r.throughput()},
           {"speedup_vs_static", speedup_vs_static},
@@ -141,6 +142,7 @@ RunStats joined_runs(const std::vector<RunStats>& runs) {
     all.tasks += r.tasks;
     all.items += r.items;
     all.oracle_s += r.oracle_s;
+    all.waves_bound_s += r.waves_bound_s;
     all.reruns += r.reruns;
     all.managed_memory = all.managed_memory || r.managed_memory;
     for (std::size_t d = 0; d < all.devices.size() && d < r.devices.size(); ++d) {

@@ -202,6 +202,13 @@ void run_balance(const BalanceArgs& args) {
   std::printf(
       "  oracle: %s items/s, the sum of the rates above%s\n", si(cal.oracle_rate()).c_str(),
       cal.groups.empty() ? "" : " (devices that share a resource as they ran side by side)");
+  const double work_items = double(args.shape.items) * args.shape.passes;
+  const double waves_s = results.front().run.waves_bound_s;
+  if (args.slowdown.empty() && waves_s > 1.001 * work_items / cal.oracle_rate())
+    std::printf(
+        "  in the devices' waves these items take at least %s (%s items/s): a part of a wave "
+        "costs its steps and no less than the calibration's least run; the oracle is that\n",
+        seconds(waves_s).c_str(), si(work_items / waves_s).c_str());
   std::printf("  host memory of buffers: %s\n", rt.host_memory().c_str());
   if (args.shape.from_host && links.both_ways_gbps > 0)
     std::printf(
