@@ -179,3 +179,21 @@ TEST(Waves, TheLeastTimeInWavesIsAWaveAndTheLeastPart) {
   EXPECT_NEAR(least_time_in_waves(1500, flat), 1500 / 1.5e6, half_item);
   EXPECT_EQ(least_time_in_waves(1500, {{1000, 100, 200, 0}}), 0);  // no rate: no bound
 }
+
+// A rate timed over a run whose last part of a wave ran as its steps is
+// raised to what whole waves do; a run no longer than the least run tells
+// nothing of it (the oracle's bound then is not drawn).
+TEST(Waves, AWholeWaveRateTakesTheTimedRunsLastPartOut) {
+  const Waves shape{1000, 100, 0, 0};  // waves of 1000 items, steps of 100
+  const double per_item = 1e-6;        // a whole wave in 1 ms
+  // 1250 items: a wave and 3 steps, 1.3 ms; the least run 0.2 ms.
+  EXPECT_NEAR(whole_wave_rate(shape, 0.2e-3, 1250, 1250 / 1.3e-3), 1 / per_item, 1);
+  // 1050 items: a wave and a part as the least run, 1.2 ms.
+  EXPECT_NEAR(whole_wave_rate(shape, 0.2e-3, 1050, 1050 / 1.2e-3), 1 / per_item, 1);
+  // 700 items, 7 steps in 0.7 ms, well past the least run.
+  EXPECT_NEAR(whole_wave_rate(shape, 0.2e-3, 700, 700 / 0.7e-3), 1 / per_item, 1);
+  // 150 items in 0.2 ms: as long as the least run, whatever the rate.
+  EXPECT_EQ(whole_wave_rate(shape, 0.2e-3, 150, 150 / 0.2e-3), 0);
+  // Whole waves: the rate as measured.
+  EXPECT_DOUBLE_EQ(whole_wave_rate(shape, 0.2e-3, 3000, 1e6 / 1.1), 1e6 / 1.1);
+}

@@ -26,6 +26,27 @@ Waves waves_for(std::uint64_t parallel, std::uint64_t step, double busy, std::ui
   return {at_once, double(step), busy > 0 ? busy : at_once, rate};
 }
 
+double whole_wave_rate(const Waves& shape, double least_s, double timed, double measured) {
+  if (!(timed > 0) || !(measured > 0)) return 0;
+  const double t = timed / measured, at_once = std::max(1.0, shape.at_once);
+  const double whole = std::floor(timed / at_once) * at_once, part = timed - whole;
+  if (!(part > 0)) return measured;
+  // The part as its steps: t = (whole + steps) / r; steps of no more than
+  // the least run's items, as Waves::costed counts them.
+  auto steps_at = [&](double r) {
+    const double by = std::max(1.0, std::min(shape.step, least_s * r));
+    return std::min(at_once, std::ceil(part / by) * by);
+  };
+  double r = (whole + steps_at(measured)) / t;
+  r = (whole + steps_at(r)) / t;
+  // Steps that took clearly longer than the least run (a quarter more: the
+  // two are medians of a few runs) ran as steps; a part no longer than that
+  // may have run as the least run, which says nothing of the rate.
+  if (steps_at(r) / r >= (whole > 0 ? 1.0 : 1.25) * least_s) return r;
+  // The part as the least run: t = whole / r + least_s.
+  return whole > 0 && t > least_s ? whole / (t - least_s) : 0;
+}
+
 double least_time_in_waves(std::uint64_t items, const std::vector<Waves>& devices) {
   const double want = double(items);
   double total_rate = 0;

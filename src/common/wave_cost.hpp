@@ -35,6 +35,13 @@ struct Waves {
 Waves waves_for(std::uint64_t parallel, std::uint64_t step, double busy, std::uint64_t items,
                 double rate);
 
+// The rate over whole waves of a device with `shape`'s waves and steps (its
+// rate and busy items aside), given that a run of `timed` items took
+// `timed / measured` seconds and a part of a wave takes no less than
+// `least_s`: a run of part of a wave is as slow as its steps. 0 where the
+// run tells nothing of it (no whole wave, and no longer than `least_s`).
+double whole_wave_rate(const Waves& shape, double least_s, double timed, double measured);
+
 // The least time by which the devices together can run `items`, each taking
 // the most it ends by then in its waves, to within half an item at their
 // summed rate; 0 where none has a rate.

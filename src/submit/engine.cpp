@@ -120,7 +120,7 @@ const KernelEntry& Engine::kernel_entry(const Kernel& k) {
   if (last_kernel_ && last_kernel_->kernel.id() == k.id()) return *last_kernel_;
   auto& slot = kernels_[k.id()];
   if (!slot) {
-    slot.reset(new KernelEntry{k, {}, {}, {}, {}, nullptr, nullptr, nullptr, false});
+    slot.reset(new KernelEntry{k, {}, {}, {}, {}, nullptr, nullptr, nullptr, {}, {}, false});
     slot->weights = std::make_unique<std::atomic<double>[]>(workers_.size());
     slot->left_out = std::make_unique<std::atomic<bool>[]>(workers_.size());
     slot->busy_items = std::make_unique<std::atomic<double>[]>(workers_.size());
@@ -173,6 +173,16 @@ const std::vector<double>* Engine::known_rates(const Kernel& kernel, int pinned)
   return &rates;
 }
 
+void Engine::set_rated_runs(const Kernel& kernel, const std::vector<double>& items,
+                            const std::vector<double>& least_s) {
+  if (items.size() != workers_.size() || least_s.size() != workers_.size())
+    raise(Errc::invalid_argument, kernel.name(), "need one figure per device");
+  std::lock_guard lock(submit_mu_);
+  auto& e = const_cast<KernelEntry&>(kernel_entry(kernel));
+  e.rated_items = items;
+  e.least_s = least_s;
+}
+
 double Engine::least_time_in_waves(const Kernel& kernel, std::uint64_t items,
                                    const std::vector<double>& rates) {
   std::lock_guard lock(submit_mu_);
@@ -182,10 +192,18 @@ double Engine::least_time_in_waves(const Kernel& kernel, std::uint64_t items,
   bool any = false;
   for (std::size_t d = 0; d < rates.size() && d < workers_.size(); ++d) {
     if (!(rates[d] > 0)) continue;
-    const double busy = e.busy_items[d].load();
-    if (e.parallel_items[d] > 1 && !(busy > 0)) return 0;
-    any = any || e.parallel_items[d] > 1;
-    waves.push_back(waves_for(e.parallel_items[d], e.wave_step[d], busy, items, rates[d]));
+    const double at_once = double(e.parallel_items[d]);
+    if (!(at_once > 1)) {
+      waves.push_back({1, 1, 1, rates[d]});
+      continue;
+    }
+    if (e.least_s.size() <= d) return 0;
+    const double least = e.least_s[d];
+    const Waves shape{at_once, double(e.wave_step[d]), 0, 0};
+    const double rate = whole_wave_rate(shape, least, e.rated_items[d], rates[d]);
+    if (!(rate > 0)) return 0;  // timed on too few items to tell
+    waves.push_back({at_once, shape.step, least * rate, rate});
+    any = true;
   }
   return any ? detail::least_time_in_waves(items, waves) : 0;
 }

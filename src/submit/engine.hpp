@@ -51,6 +51,9 @@ struct KernelEntry {
   // Per device: how many items keep it as busy as a whole wave of them
   // (Engine::set_busy_items); 0: a whole wave.
   std::unique_ptr<std::atomic<double>[]> busy_items;
+  // Per device (guarded by the engine's submit lock; empty before
+  // calibration): the items its rate was timed over, and its least run's time.
+  std::vector<double> rated_items, least_s;
   std::atomic<bool> calibrated{false};  // the weights are measured rates (Engine::set_rates)
 };
 
@@ -99,10 +102,16 @@ class Engine final : public HostAccessGuard {
   void set_busy_items(const Kernel& kernel, const std::vector<double>& items);
   // Null before calibration; left-out devices count 0, but for `pinned`.
   const std::vector<double>* known_rates(const Kernel& kernel, int pinned = -1);
-  // The least time by which devices at `rates` can run `items` of the
-  // kernel in their waves, a part of one as its steps and at least its busy
-  // items (wave_cost.hpp); 0 where none runs in waves or a busy figure is
-  // not known (before calibration).
+  // Per device, the items its calibrated rate was timed over and its least
+  // run's time (0: not timed), for least_time_in_waves.
+  void set_rated_runs(const Kernel& kernel, const std::vector<double>& items,
+                      const std::vector<double>& least_s);
+  // The least time by which devices at `rates` (calibrated) can run `items`
+  // of the kernel in their waves, a part of one as its steps and no shorter
+  // than the device's least run (wave_cost.hpp). A rate timed over a last
+  // part of a wave is raised to what whole waves do: the bound must not
+  // count that part twice. 0 where none runs in waves or a device that does
+  // was not timed (before calibration).
   double least_time_in_waves(const Kernel& kernel, std::uint64_t items,
                              const std::vector<double>& rates);
 
