@@ -57,10 +57,15 @@ Calibration Runtime::calibrate_packed(Range range, const Kernel& kernel, Packed&
     // Timed over the range, or over a part of it that lasts about
     // kTimedRunS where the whole would take longer: a CPU beside a GPU took
     // 34 s a run over 42 M items of 4096 fma steps, which the GPU ran in 11
-    // ms. Never over less than the last warm-up's part.
+    // ms. Never over less than the last warm-up's part, nor than the device
+    // runs at once where the range has that many: a GPU takes as long for a
+    // wave of heavy items as for one, and 16 items of 2^18 fma steps on
+    // partitions of 2^17 threads, timed on one, gave rates of a wave's time
+    // an item and an oracle 4x the makespan.
     Range timed = range;
     if (warm_s * double(range.n) / double(warm) > kTimedRunS)
-      timed.n = std::max(warm, std::uint64_t(double(warm) * kTimedRunS / warm_s));
+      timed.n = std::max({warm, std::uint64_t(double(warm) * kTimedRunS / warm_s),
+                          std::min(range.n, engine_->runs_at_once(kernel, int(d)))});
     // The median of three timed runs: one slow run (another process, a page
     // fault storm) must not skew the split or the oracle.
     std::array<double, 3> t{};

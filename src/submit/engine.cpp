@@ -173,6 +173,11 @@ const std::vector<double>* Engine::known_rates(const Kernel& kernel, int pinned)
   return &rates;
 }
 
+std::uint64_t Engine::runs_at_once(const Kernel& kernel, int d) {
+  std::lock_guard lock(submit_mu_);
+  return kernel_entry(kernel).parallel_items.at(std::size_t(d));
+}
+
 void Engine::set_rated_runs(const Kernel& kernel, const std::vector<double>& items,
                             const std::vector<double>& least_s) {
   if (items.size() != workers_.size() || least_s.size() != workers_.size())

@@ -100,6 +100,8 @@ class Engine final : public HostAccessGuard {
   // them busy, so the last part of a wave takes as long as that many, not as
   // a whole wave (0: not known, a whole wave).
   void set_busy_items(const Kernel& kernel, const std::vector<double>& items);
+  // The items device d runs of the kernel at once (KernelEntry::parallel_items).
+  std::uint64_t runs_at_once(const Kernel& kernel, int d);
   // Null before calibration; left-out devices count 0, but for `pinned`.
   const std::vector<double>* known_rates(const Kernel& kernel, int pinned = -1);
   // Per device, the items its calibrated rate was timed over and its least
