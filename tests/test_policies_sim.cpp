@@ -618,3 +618,20 @@ TEST(PoliciesSim, TheOracleIsNoSoonerThanTheWavesAllow) {
   EXPECT_GE(weighted.efficiency, 0.97);
   EXPECT_LE(weighted.efficiency, 1.01);  // calibrated rates carry a launch a chunk
 }
+
+// 16 items of 2^18 fma steps on partitions that run 2^17 and fewer at once
+// (sim_waves.json): every split takes a wave, and no run is shorter than
+// the least of the devices' least runs, which is the oracle. Timed on one
+// item, the rates were a wave's time an item and the oracle 4x the
+// makespan; timed on the 16 but drawn from rates alone, a quarter of it.
+TEST(PoliciesSim, AFewHeavyItemsAreMeasuredAgainstTheLeastRun) {
+  auto rt = sim_rt("sim:" BATON_TEST_DIR "/sim_waves.json");
+  Kernel k = workloads::fma_rows_kernel(262144, 1);
+  const std::uint64_t n = 16;
+  rt.calibrate(Range{n, 0}, k);
+  for (const char* policy : {"weighted", "ws"}) {
+    const RunStats s = rt.parallel_for(Range{n, 0}, k, Policy::by_name(policy));
+    EXPECT_GE(s.efficiency, 0.97) << policy;
+    EXPECT_LE(s.efficiency, 1.01) << policy;
+  }
+}

@@ -31,10 +31,10 @@ Calibration Runtime::calibrate_packed(Range range, const Kernel& kernel, Packed&
   // alone: how many items keep it busy however few it runs (wake-ups and
   // launches included, so never fewer than really do).
   std::vector<double> busy(n, 0.0);
-  // Per device, the least warm-up's time, and the items its rate in use was
-  // timed over: the oracle's bound in waves takes that run's last part of a
-  // wave out of the rate (Engine::set_rated_runs).
-  std::vector<double> least_time(n, 0.0), rated(n, 0.0);
+  // What each device was timed on, for the oracle's bound in waves
+  // (Engine::least_time_in_waves).
+  detail::TimedRuns timed_on{std::vector<double>(n, 0.0), std::vector<double>(n, 0.0),
+                             std::vector<double>(n, 0.0)};
   for (std::size_t d = 0; d < n; ++d) {
     if (!kernel.runs_on(set_.devices[d]->info().backend)) continue;
     runs[d] = 1;
@@ -73,8 +73,9 @@ Calibration Runtime::calibrate_packed(Range range, const Kernel& kernel, Packed&
     std::sort(t.begin(), t.end());
     c.alone[d] = t[1] > 0 ? double(timed.n) / t[1] : 0;
     busy[d] = least_s * c.alone[d];
-    least_time[d] = least_s;
-    rated[d] = double(timed.n);
+    timed_on.items[d] = double(timed.n);
+    timed_on.least_items[d] = double(least);
+    timed_on.least_s[d] = least_s;
   }
   engine_->set_busy_items(kernel, busy);
   c.used = c.alone;
@@ -124,7 +125,7 @@ Calibration Runtime::calibrate_packed(Range range, const Kernel& kernel, Packed&
     for (int d : g.devices) {
       c.used[d] = g.alone_wins ? (d == best ? c.alone[d] : 0.0) : seen[1][d];
       c.left_out[d] = g.alone_wins && d != best;
-      if (!g.alone_wins) rated[d] = seen[1][n + std::size_t(d)];
+      if (!g.alone_wins) timed_on.items[d] = seen[1][n + std::size_t(d)];
     }
   }
   // Left-out devices keep their rate alone: theirs to use if the others fail.
@@ -132,7 +133,7 @@ Calibration Runtime::calibrate_packed(Range range, const Kernel& kernel, Packed&
   for (std::size_t d = 0; d < n; ++d)
     if (c.left_out[d]) weights[d] = c.alone[d];
   engine_->set_rates(kernel, weights, c.left_out);
-  engine_->set_rated_runs(kernel, rated, least_time);
+  engine_->set_timed_runs(kernel, std::move(timed_on));
   return c;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <thread>
 
 #include "baton/error.hpp"
@@ -120,7 +121,7 @@ const KernelEntry& Engine::kernel_entry(const Kernel& k) {
   if (last_kernel_ && last_kernel_->kernel.id() == k.id()) return *last_kernel_;
   auto& slot = kernels_[k.id()];
   if (!slot) {
-    slot.reset(new KernelEntry{k, {}, {}, {}, {}, nullptr, nullptr, nullptr, {}, {}, false});
+    slot.reset(new KernelEntry{k, {}, {}, {}, {}, nullptr, nullptr, nullptr, {}, false});
     slot->weights = std::make_unique<std::atomic<double>[]>(workers_.size());
     slot->left_out = std::make_unique<std::atomic<bool>[]>(workers_.size());
     slot->busy_items = std::make_unique<std::atomic<double>[]>(workers_.size());
@@ -178,20 +179,32 @@ std::uint64_t Engine::runs_at_once(const Kernel& kernel, int d) {
   return kernel_entry(kernel).parallel_items.at(std::size_t(d));
 }
 
-void Engine::set_rated_runs(const Kernel& kernel, const std::vector<double>& items,
-                            const std::vector<double>& least_s) {
-  if (items.size() != workers_.size() || least_s.size() != workers_.size())
-    raise(Errc::invalid_argument, kernel.name(), "need one figure per device");
+void Engine::set_timed_runs(const Kernel& kernel, TimedRuns runs) {
+  for (const auto* v : {&runs.items, &runs.least_items, &runs.least_s})
+    if (v->size() != workers_.size())
+      raise(Errc::invalid_argument, kernel.name(), "need one figure per device");
   std::lock_guard lock(submit_mu_);
-  auto& e = const_cast<KernelEntry&>(kernel_entry(kernel));
-  e.rated_items = items;
-  e.least_s = least_s;
+  const_cast<KernelEntry&>(kernel_entry(kernel)).timed = std::move(runs);
 }
 
 double Engine::least_time_in_waves(const Kernel& kernel, std::uint64_t items,
                                    const std::vector<double>& rates) {
   std::lock_guard lock(submit_mu_);
   const KernelEntry& e = kernel_entry(kernel);
+  const TimedRuns& timed = e.timed;
+  if (timed.least_s.size() != workers_.size()) return 0;
+  // One of the D devices runs at least items / D; where that is no fewer
+  // than every device's least run had, it takes no less than the least of
+  // those runs' times.
+  double floor = std::numeric_limits<double>::infinity(), most_least = 0;
+  int devices = 0;
+  for (std::size_t d = 0; d < rates.size() && d < workers_.size(); ++d)
+    if (rates[d] > 0) {
+      ++devices;
+      floor = std::min(floor, timed.least_s[d]);
+      most_least = std::max(most_least, timed.least_items[d]);
+    }
+  if (devices == 0 || double(items) < most_least * devices || !(floor > 0)) floor = 0;
   thread_local std::vector<Waves> waves;
   waves.clear();
   bool any = false;
@@ -202,15 +215,14 @@ double Engine::least_time_in_waves(const Kernel& kernel, std::uint64_t items,
       waves.push_back({1, 1, 1, rates[d]});
       continue;
     }
-    if (e.least_s.size() <= d) return 0;
-    const double least = e.least_s[d];
+    const double least = timed.least_s[d];
     const Waves shape{at_once, double(e.wave_step[d]), 0, 0};
-    const double rate = whole_wave_rate(shape, least, e.rated_items[d], rates[d]);
-    if (!(rate > 0)) return 0;  // timed on too few items to tell
+    const double rate = whole_wave_rate(shape, least, timed.items[d], rates[d]);
+    if (!(rate > 0)) return floor;  // timed on too few items to tell
     waves.push_back({at_once, shape.step, least * rate, rate});
     any = true;
   }
-  return any ? detail::least_time_in_waves(items, waves) : 0;
+  return std::max(floor, any ? detail::least_time_in_waves(items, waves) : 0.0);
 }
 
 void Engine::track(const std::shared_ptr<BufferState>& buffer) {

@@ -29,6 +29,12 @@
 
 namespace baton::detail {
 
+// What the calibration timed a kernel on, per device (0: not timed): the
+// items its rate in use was timed over, and its least run's items and time.
+struct TimedRuns {
+  std::vector<double> items, least_items, least_s;
+};
+
 // A kernel as the engine keeps it for the Runtime's life: tasks point here,
 // so submitting one costs no reference count.
 struct KernelEntry {
@@ -51,9 +57,7 @@ struct KernelEntry {
   // Per device: how many items keep it as busy as a whole wave of them
   // (Engine::set_busy_items); 0: a whole wave.
   std::unique_ptr<std::atomic<double>[]> busy_items;
-  // Per device (guarded by the engine's submit lock; empty before
-  // calibration): the items its rate was timed over, and its least run's time.
-  std::vector<double> rated_items, least_s;
+  TimedRuns timed;  // guarded by the engine's submit lock; empty before calibration
   std::atomic<bool> calibrated{false};  // the weights are measured rates (Engine::set_rates)
 };
 
@@ -104,16 +108,16 @@ class Engine final : public HostAccessGuard {
   std::uint64_t runs_at_once(const Kernel& kernel, int d);
   // Null before calibration; left-out devices count 0, but for `pinned`.
   const std::vector<double>* known_rates(const Kernel& kernel, int pinned = -1);
-  // Per device, the items its calibrated rate was timed over and its least
-  // run's time (0: not timed), for least_time_in_waves.
-  void set_rated_runs(const Kernel& kernel, const std::vector<double>& items,
-                      const std::vector<double>& least_s);
+  // What the calibration timed the kernel on, for least_time_in_waves.
+  void set_timed_runs(const Kernel& kernel, TimedRuns runs);
   // The least time by which devices at `rates` (calibrated) can run `items`
   // of the kernel in their waves, a part of one as its steps and no shorter
   // than the device's least run (wave_cost.hpp). A rate timed over a last
   // part of a wave is raised to what whole waves do: the bound must not
-  // count that part twice. 0 where none runs in waves or a device that does
-  // was not timed (before calibration).
+  // count that part twice. No sooner than the least of the devices' least
+  // runs, where each device's share could hold as many items as its least
+  // run had. 0 where that is not so and none runs in waves, or where a
+  // device was not timed (before calibration).
   double least_time_in_waves(const Kernel& kernel, std::uint64_t items,
                              const std::vector<double>& rates);
 
