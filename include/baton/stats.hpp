@@ -40,8 +40,10 @@ struct RunStats {
   double oracle_s = 0;
   // The least time the devices' waves allow, as calibrated: a GPU runs a
   // wave of items at once, and a last part of one takes as long as its steps
-  // and never less than a few items do (0: none runs in waves, or not
-  // calibrated). One wave and a fiftieth cannot end in 1.02 waves' time.
+  // and never less than a few items do; nor is any run shorter than the
+  // least of the devices' least runs, where each share could hold as many
+  // items (0: none of this applies, or not calibrated). One wave and a
+  // fiftieth cannot end in 1.02 waves' time.
   double waves_bound_s = 0;
   double efficiency = 0;        // oracle_s / makespan_s
   std::uint64_t reruns = 0;     // chunks or tasks re-run after a device failed
