@@ -241,6 +241,12 @@ void add_bench_command(CLI::App& app) {
   bench->require_subcommand(1);
   auto* cmd = bench->add_subcommand(
       "balance", "Balance one compute-bound kernel over the devices under each policy");
+  cmd->footer(
+      "\"vs oracle\" is the oracle's time over the run's. The oracle is the items over the sum of "
+      "the devices' calibrated rates (devices that share cores or a GPU counted as they ran side "
+      "by side), and no sooner than the devices' waves allow: a GPU runs a wave of items at "
+      "once, and a last part of one costs its steps and no less than the calibration's least "
+      "run. The output says which of the two it is.");
   auto args = std::make_shared<BalanceArgs>();
   cmd->add_option("-d,--devices", args->devices, "device spec (see baton devices --help)")
       ->capture_default_str();

@@ -330,6 +330,10 @@ void add_sweep_command(CLI::App& bench) {
   auto* cmd = bench.add_subcommand(
       "sweep",
       "The balance benchmark over shapes of work: compute and bytes per item, length of run");
+  cmd->footer(
+      "Percentages are of the oracle, as bench balance has it (baton bench balance --help); the "
+      "oracle column says which bound it is per row: the summed rates, or the devices' waves and "
+      "by how much later.");
   auto args = std::make_shared<SweepArgs>();
   cmd->add_option("-d,--devices", args->devices, "device spec (see baton devices --help)")
       ->capture_default_str();
