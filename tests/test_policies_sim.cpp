@@ -592,7 +592,7 @@ TEST(PoliciesSim, WsGivesASlowDeviceOnlyRoundsThatEndWithTheFastOne) {
 // weighed its last step as a chunk of a whole wave, left it queued for a
 // device that would end it sooner, and a faster partition took it after its
 // own step. On the H100 ws ran a row of 276 638 items at 0.955x weighted; in
-// the sim at 0.58x to 0.95x over these sizes.
+// the sim at 0.62x to 0.98x over these sizes.
 TEST(PoliciesSim, WsRunsItsLastStepWhereNoOneEndsItSooner) {
   auto rt = sim_rt("sim:" BATON_BENCH_SIM_DIR "/h100_48_40_24_8_heavy_items.json");
   Kernel k = workloads::fma_rows_kernel(262144, 1);
