@@ -93,29 +93,32 @@ Calibration Runtime::calibrate_packed(Range range, const Kernel& kernel, Packed&
     std::vector<double> rates = c.alone;
     std::vector<char> others(n, 1);
     for (int d : g.devices) others[d] = 0;
-    // Each device's rate seen, and then (from n on) the items it ran.
+    // Each device's rate seen, and the items it ran.
+    struct Seen {
+      std::vector<double> rates, items;
+    };
     auto side_by_side = [&] {
       engine_->set_rates(kernel, rates, others);
       RunStats s = run(-1, range, &weighted);
-      std::vector<double> seen(2 * n, 0.0);
+      Seen seen{std::vector<double>(n, 0.0), std::vector<double>(n, 0.0)};
       for (int d : g.devices) {
         const DeviceStats& ds = s.devices[d];
-        seen[d] = ds.busy_s > 0 ? double(ds.items) / ds.busy_s : 0;
-        seen[n + std::size_t(d)] = double(ds.items);
+        seen.rates[d] = ds.busy_s > 0 ? double(ds.items) / ds.busy_s : 0;
+        seen.items[d] = double(ds.items);
       }
       return seen;
     };
-    const std::vector<double> first = side_by_side();
-    for (int d : g.devices) rates[d] = std::max(first[d], 1e-9);
-    std::array<std::vector<double>, 3> seen;
+    const Seen first = side_by_side();
+    for (int d : g.devices) rates[d] = std::max(first.rates[d], 1e-9);
+    std::array<Seen, 3> seen;
     for (auto& s : seen) s = side_by_side();
-    auto sum = [&](const std::vector<double>& r) {
+    auto sum = [&](const Seen& s) {
       double t = 0;
-      for (int d : g.devices) t += r[d];
+      for (int d : g.devices) t += s.rates[d];
       return t;
     };
     std::sort(seen.begin(), seen.end(),
-              [&](const auto& a, const auto& b) { return sum(a) < sum(b); });
+              [&](const Seen& a, const Seen& b) { return sum(a) < sum(b); });
     g.together = sum(seen[1]);
     int best = g.devices.front();
     for (int d : g.devices)
@@ -123,9 +126,9 @@ Calibration Runtime::calibrate_packed(Range range, const Kernel& kernel, Packed&
     g.best_alone = c.alone[best];
     g.alone_wins = g.best_alone > g.together;
     for (int d : g.devices) {
-      c.used[d] = g.alone_wins ? (d == best ? c.alone[d] : 0.0) : seen[1][d];
+      c.used[d] = g.alone_wins ? (d == best ? c.alone[d] : 0.0) : seen[1].rates[d];
       c.left_out[d] = g.alone_wins && d != best;
-      if (!g.alone_wins) timed_on.items[d] = seen[1][n + std::size_t(d)];
+      if (!g.alone_wins) timed_on.items[d] = seen[1].items[d];
     }
   }
   // Left-out devices keep their rate alone: theirs to use if the others fail.
