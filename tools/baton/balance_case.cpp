@@ -42,6 +42,11 @@ nlohmann::json run_json(const RunStats& r, double speedup_vs_static) {
           {"devices", per}};
 }
 
+double waves_over_rates(const RunStats& r, const Calibration& cal, double items) {
+  const double over = items > 0 ? r.waves_bound_s * cal.oracle_rate() / items : 0;
+  return over > 1.001 ? over : 0;
+}
+
 nlohmann::json sharing_json(const Runtime& rt, const Calibration& cal) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& g : cal.groups) {

@@ -69,6 +69,11 @@ HostLinks measure_host_links(DeviceSet& set);
 double speedup_over(double base_s, const RunStats& r);
 // A run as bench balance's --json has it (the doctor reads the same).
 nlohmann::json run_json(const RunStats& r, double speedup_vs_static);
+
+// How much later than `items` at the calibration's summed rates the run's
+// bound in the devices' waves is (RunStats::waves_bound_s), where it is
+// (more than 0.1 %); 0 where the summed rates are the oracle.
+double waves_over_rates(const RunStats& r, const Calibration& cal, double items);
 // The calibration's groups of devices that share a resource, likewise.
 nlohmann::json sharing_json(const Runtime& rt, const Calibration& cal);
 

@@ -204,7 +204,7 @@ void run_balance(const BalanceArgs& args) {
       cal.groups.empty() ? "" : " (devices that share a resource as they ran side by side)");
   const double work_items = double(args.shape.items) * args.shape.passes;
   const double waves_s = results.front().run.waves_bound_s;
-  if (args.slowdown.empty() && waves_s > 1.001 * work_items / cal.oracle_rate())
+  if (args.slowdown.empty() && waves_over_rates(results.front().run, cal, work_items) > 0)
     std::printf(
         "  in the devices' waves these items take at least %s (%s items/s): a part of a wave "
         "costs its steps and no less than the calibration's least run; the oracle is that\n",

@@ -260,8 +260,8 @@ void run_sweep(const SweepArgs& args) {
     cells.push_back(fixed(gbps, 2));
     // Which bound the percentages are of: the summed rates, or the least
     // time the devices' waves allow where that is more (RunStats).
-    const double over = main.waves_bound_s * r.cal.oracle_rate() / double(r.shape.items);
-    const bool by_waves = over > 1.001;
+    const double over = waves_over_rates(main, r.cal, double(r.shape.items));
+    const bool by_waves = over > 0;
     in_waves += by_waves;
     cells.push_back(by_waves ? "waves +" + fixed(100 * (over - 1), 1) + "%" : "rates");
     jr["oracle_by"] = by_waves ? "waves" : "rates";
