@@ -57,6 +57,14 @@ void print_probe(const std::vector<detail::LinkMeasure>& probe) {
   std::fputs(t.str().c_str(), stdout);
 }
 
+// A sim machine file (a preset, or one of bench/sim/) has devices and links
+// but no nodes: its topology is the graph the sim backend builds from it.
+bool is_sim_machine_file(const std::string& path) {
+  std::ifstream in(path);
+  const auto j = nlohmann::json::parse(in, nullptr, false);
+  return j.is_object() && j.contains("devices") && !j.contains("nodes");
+}
+
 // The nodes a matrix spans: host memory, then every node a device sits on
 // (or, for a file, every node but switches), in the topology's order.
 std::vector<std::string> endpoints(const Topology& t,
@@ -82,7 +90,11 @@ std::string dot_of(const Topology& t, const std::map<std::string, std::vector<st
   return s + "}\n";
 }
 
-void run_topo(const TopoArgs& a) {
+void run_topo(TopoArgs a) {
+  if (!a.file.empty() && is_sim_machine_file(a.file)) {
+    a.devices = "sim:" + a.file;
+    a.file.clear();
+  }
   Topology t;
   std::map<std::string, std::vector<std::string>> on;  // node id -> devices on it
   std::string origin = a.file;
@@ -219,7 +231,9 @@ void add_topo_command(CLI::App& app) {
   auto a = std::make_shared<TopoArgs>();
   cmd->add_option("-d,--devices", a->devices, "device spec whose topology to discover")
       ->capture_default_str();
-  cmd->add_option("--topology", a->file, "read this topology file instead of discovering");
+  cmd->add_option("--topology", a->file,
+                  "read this topology file instead of discovering (a sim machine file: the "
+                  "graph its devices make, as -d sim:FILE)");
   cmd->add_option("--save", a->save, "also write the topology to this file");
   cmd->add_flag("--json", a->json, "print JSON: nodes, links, devices per node, best paths");
   cmd->add_flag("--dot", a->dot, "print the graph in Graphviz's dot language");
