@@ -3,8 +3,11 @@
 // policy against the oracle, and whether ws keeps up with the better of
 // static and weighted.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <set>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
@@ -48,6 +51,11 @@ std::vector<T> numbers(const std::string& list, const char* option) {
     }
     if (used != tok.size() || !(v > 0))
       raise(Errc::invalid_argument, option, "'" + tok + "' is not a positive number");
+    if constexpr (std::is_integral_v<T>)
+      if (v != std::floor(v) || v > double(std::numeric_limits<T>::max()))
+        raise(Errc::invalid_argument, option,
+              "'" + tok + "' is not a whole number from 1 to " +
+                  std::to_string(std::numeric_limits<T>::max()));
     out.push_back(T(v));
   }
   if (out.empty()) raise(Errc::invalid_argument, option, "give at least one value");

@@ -6,6 +6,7 @@
 // timed copies beside its nominal figure, far slower ones flagged; each host
 // link also both ways at once).
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -60,6 +61,8 @@ void print_probe(const std::vector<detail::LinkMeasure>& probe) {
 // A sim machine file (a preset, or one of bench/sim/) has devices and links
 // but no nodes: its topology is the graph the sim backend builds from it.
 bool is_sim_machine_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;  // Topology::load says why
   std::ifstream in(path);
   const auto j = nlohmann::json::parse(in, nullptr, false);
   return j.is_object() && j.contains("devices") && !j.contains("nodes");
