@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "baton/error.hpp"
@@ -17,6 +18,20 @@ MlpLayout::MlpLayout(MlpShape shape) : shape_(shape) {
   positive(shape.width, "model width");
   positive(shape.depth, "model depth");
   positive(shape.outputs, "model outputs");
+  // Bounds that keep the layout's sizes and the bytes reckoned from them in
+  // 64 bits (the memory checks then say whether the model fits).
+  if (shape.depth > kMaxDepth)
+    raise(Errc::invalid_argument, "model depth",
+          std::to_string(shape.depth) + " hidden layers: at most " + std::to_string(kMaxDepth));
+  const double w = shape.width, floats = (shape.inputs + 1.0) * w +
+                                         (shape.depth - 1.0) * (w + 1) * w +
+                                         (w + 1) * shape.outputs;
+  if (floats > kMaxParams) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", floats);
+    raise(Errc::invalid_argument, "model",
+          std::string("about ") + text + " parameters: at most 2^50 (about 1.13e+15)");
+  }
   int in = shape.inputs;
   for (int l = 0; l <= shape.depth; ++l) {
     const int out = l == shape.depth ? shape.outputs : shape.width;

@@ -28,7 +28,10 @@ struct Layer {
 
 class MlpLayout {
  public:
-  // Throws Error(invalid_argument) naming the field for a shape that is not positive.
+  static constexpr int kMaxDepth = 1 << 16;
+  static constexpr double kMaxParams = double(1ull << 50);
+  // Throws Error(invalid_argument) naming the field for a shape that is not
+  // positive, deeper than kMaxDepth, or of more than kMaxParams parameters.
   explicit MlpLayout(MlpShape shape);
 
   const MlpShape& shape() const { return shape_; }

@@ -24,7 +24,7 @@ std::uint32_t fresh_tag() {
 Trainer::Trainer(Runtime& rt, TrainConfig config)
     : rt_(rt),
       config_(std::move(config)),
-      layout_(config_.shape),
+      layout_(fitting_layout(rt_, config_)),
       teacher_(config_.shape, config_.seed),
       kernels_(make_step_kernels(layout_, config_.micro_batch, gradient_part_bytes(config_))) {
   const TrainPlan chosen = plan_training(rt_, config_, layout_, kernels_);

@@ -91,6 +91,10 @@ TrainPlan plan_training(const Runtime& rt, const TrainConfig& config);
 // implementations say which backends can train).
 TrainPlan plan_training(const Runtime& rt, const TrainConfig& config, const MlpLayout& layout,
                         const StepKernels& kernels);
+// The model's layout, checked before anything is made for it (its kernels'
+// gradient parts grow with it): a model no device here could hold is an
+// out_of_memory error naming what it needs and the largest memory.
+MlpLayout fitting_layout(const Runtime& rt, const TrainConfig& config);
 // Bytes of a layer's gradient part under `config`.
 std::uint64_t gradient_part_bytes(const TrainConfig& config);
 

@@ -2,8 +2,10 @@
 // checked, the devices that train and whether they share one memory, and
 // what each must hold.
 #include <algorithm>
+#include <cstdio>
 
 #include "baton/error.hpp"
+#include "device/host_memory.hpp"
 #include "train/trainer.hpp"
 
 namespace baton::train {
@@ -35,6 +37,27 @@ void check_config(const TrainConfig& c, std::size_t devices) {
            "no device " + std::to_string(d) + " (there are " + std::to_string(devices) + ")");
 }
 
+// Weights (and their bf16 copy) twice (the step's and the next), the
+// accumulator, the slots the gradient is summed in (its own and the ring's
+// neighbour's; none where the accumulators are read in place), a share of
+// the moments among `devices`, a micro-batch's inputs and activations.
+// In floating point: a micro-batch's activations can pass 2^64 bytes.
+double bytes_per_device(const MlpLayout& layout, const TrainConfig& c, bool shared,
+                        std::size_t devices) {
+  const double n = double(layout.params()), mb = c.micro_batch;
+  const double io = mb * (double(c.shape.inputs) + c.shape.outputs);
+  const double per_row = double(layout.workspace(1));
+  return 4 * (3 * n + (n + 2) + (shared ? 0 : 2 * n) +
+              2 * n / double(std::max<std::size_t>(1, devices)) + io + mb * per_row);
+}
+
+std::string bytes_text(double bytes) {
+  if (bytes < 0x1p63) return detail::human_bytes(std::uint64_t(bytes));
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g GiB", bytes / 0x1p30);
+  return text;
+}
+
 }  // namespace
 
 TrainPlan plan_training(const Runtime& rt, const TrainConfig& c, const MlpLayout& layout,
@@ -64,24 +87,34 @@ TrainPlan plan_training(const Runtime& rt, const TrainConfig& c, const MlpLayout
           "in-place needs every device in one memory (the cpu devices, the partitions of one GPU)");
   const bool alone = !c.processes || c.processes->size() == 1;
   p.shared = alone && one_memory && (c.collective == "auto" || c.collective == "in-place");
-  const std::uint64_t n = layout.params(), k = p.devices.size();
-  const std::uint64_t mb = std::uint64_t(c.micro_batch);
-  const std::uint64_t io = mb * std::uint64_t(c.shape.inputs + c.shape.outputs);
-  // weights (and their bf16 copy) twice (the step's and the next), its
-  // accumulator, the slots the gradient is summed in (its own and the ring's
-  // neighbour's; none where the accumulators are read in place), its share of
-  // the moments, a micro-batch's inputs and activations.
-  p.bytes_per_device = 4 * (2 * (n + n / 2) + (n + 2) + (p.shared ? 0 : 2 * n) + 2 * n / k + io +
-                            layout.workspace(int(mb)));
-  auto mib = [](std::uint64_t b) { return std::to_string((b + (1 << 20) - 1) >> 20) + " MiB"; };
+  const double bytes = bytes_per_device(layout, c, p.shared, p.devices.size());
   for (int d : p.devices) {
     const std::uint64_t has = devs[d]->info().memory_bytes;  // 0: not known
-    if (has > 0 && p.bytes_per_device > has)
+    if (has > 0 && bytes > double(has))
       raise(Errc::out_of_memory, devs[d]->name(),
-            "the model needs about " + mib(p.bytes_per_device) + " on each device; " +
-                devs[d]->name() + " has " + mib(has));
+            "the model needs about " + bytes_text(bytes) + " on each device; " + devs[d]->name() +
+                " has " + detail::human_bytes(has));
   }
+  p.bytes_per_device = bytes < 0x1p63 ? std::uint64_t(bytes) : std::uint64_t(1) << 63;
   return p;
+}
+
+MlpLayout fitting_layout(const Runtime& rt, const TrainConfig& c) {
+  MlpLayout layout(c.shape);
+  // The least any device holds: in one memory, over every device here.
+  const double least = bytes_per_device(layout, c, true, rt.devices().size());
+  std::uint64_t most = 0;
+  for (const auto& d : rt.devices()) {
+    const DeviceInfo& info = d->info();
+    if (info.memory_bytes == 0 && info.stands_for) return layout;  // keeps time only: no bound
+    // A sim device of no stated size keeps its memory on the host.
+    most = std::max(most, info.memory_bytes ? info.memory_bytes : detail::host_available_bytes());
+  }
+  if (least > double(most))
+    raise(Errc::out_of_memory, "model",
+          std::to_string(layout.params()) + " parameters need at least " + bytes_text(least) +
+              " on each device; the largest memory here is " + detail::human_bytes(most));
+  return layout;
 }
 
 // No more than DDP's bucket, however large the ring's buckets
@@ -93,7 +126,7 @@ std::uint64_t gradient_part_bytes(const TrainConfig& config) {
 }
 
 TrainPlan plan_training(const Runtime& rt, const TrainConfig& config) {
-  const MlpLayout layout(config.shape);
+  const MlpLayout layout = fitting_layout(rt, config);
   return plan_training(rt, config, layout,
                        make_step_kernels(layout, config.micro_batch, gradient_part_bytes(config)));
 }
