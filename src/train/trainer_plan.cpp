@@ -2,6 +2,7 @@
 // checked, the devices that train and whether they share one memory, and
 // what each must hold.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "baton/error.hpp"
@@ -22,7 +23,8 @@ void check_config(const TrainConfig& c, std::size_t devices) {
     fail("batch", "the batch (" + std::to_string(c.batch) +
                       ") must be a multiple of the micro-batch (" + std::to_string(c.micro_batch) +
                       ")");
-  if (!(c.optimizer.lr > 0)) fail("lr", "must be positive");
+  if (!(c.optimizer.lr > 0) || !std::isfinite(c.optimizer.lr))
+    fail("lr", "must be a positive finite number");
   if (c.dataset < 0 || c.dataset > 64) fail("dataset", "must be 0 (fresh batches) to 64");
   if (c.collective != "auto" && c.collective != "in-place" && c.collective != "ring" &&
       c.collective != "nccl")
