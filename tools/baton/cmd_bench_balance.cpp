@@ -4,6 +4,7 @@
 // the devices do together, as calibrated), speed-up over static, and each
 // device's share and steals.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <tuple>
 
@@ -49,9 +50,9 @@ std::pair<std::size_t, double> parse_slowdown(const std::string& s, std::size_t 
     raise(Errc::invalid_argument, "--slowdown",
           "'" + s.substr(0, colon) + "' is not a device index below " + std::to_string(devices));
   double f = std::strtod(s.c_str() + colon + 1, &end);
-  if (*end || !(f >= 1))
+  if (*end || !(f >= 1) || !std::isfinite(f))
     raise(Errc::invalid_argument, "--slowdown",
-          "factor '" + s.substr(colon + 1) + "' must be a number >= 1");
+          "factor '" + s.substr(colon + 1) + "' must be a finite number >= 1");
   return {dev, f};
 }
 

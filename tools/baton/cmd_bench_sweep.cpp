@@ -49,8 +49,8 @@ std::vector<T> numbers(const std::string& list, const char* option) {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != tok.size() || !(v > 0))
-      raise(Errc::invalid_argument, option, "'" + tok + "' is not a positive number");
+    if (used != tok.size() || !(v > 0) || !std::isfinite(v))
+      raise(Errc::invalid_argument, option, "'" + tok + "' is not a positive finite number");
     if constexpr (std::is_integral_v<T>)
       if (v != std::floor(v) || v > double(std::numeric_limits<T>::max()))
         raise(Errc::invalid_argument, option,
@@ -131,7 +131,8 @@ struct Row {
 
 void run_sweep(const SweepArgs& args) {
   if (args.repeat < 1) raise(Errc::invalid_argument, "--repeat", "must be at least 1");
-  if (!(args.max_gib > 0)) raise(Errc::invalid_argument, "--max-gib", "must be above 0");
+  if (!(args.max_gib > 0) || !std::isfinite(args.max_gib))
+    raise(Errc::invalid_argument, "--max-gib", "must be a finite number above 0");
   check_writable(args.json_out, "--json-out");
   std::vector<std::string> policies = policy_list(args.policies);
   const auto iters = numbers<int>(args.iters, "--iters");
