@@ -65,9 +65,14 @@ struct Calibration {
     double best_alone = 0;    // items/s, the fastest of them alone
     bool alone_wins = false;  // only that one runs the kernel
   };
-  std::vector<double> alone;    // per device, items/s running alone
-  std::vector<double> used;     // per device, items/s in the arrangement used (0: left out)
-  std::vector<char> left_out;   // per device
+  std::vector<double> alone;   // per device, items/s running alone
+  std::vector<double> used;    // per device, items/s in the arrangement used (0: left out)
+  std::vector<char> left_out;  // per device
+  // Per device, its least warm-up run (start and wait included) and that
+  // time's worth of items at its rate alone: the least a last part of a wave
+  // is costed as (ws's first split, the oracle's bound in waves).
+  std::vector<double> least_run_s;
+  std::vector<double> busy_items;
   std::vector<Group> groups;    // devices that share something, two or more
   double oracle_rate() const {  // items/s: what the devices can do together at best
     double r = 0;

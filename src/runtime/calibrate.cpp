@@ -78,6 +78,8 @@ Calibration Runtime::calibrate_packed(Range range, const Kernel& kernel, Packed&
     timed_on.least_s[d] = least_s;
   }
   engine_->set_busy_items(kernel, busy);
+  c.least_run_s = timed_on.least_s;
+  c.busy_items = busy;
   c.used = c.alone;
   c.left_out.assign(n, 0);
   std::vector<int> ran;
