@@ -30,7 +30,7 @@ Calibration Runtime::calibrate_packed(Range range, const Kernel& kernel, Packed&
   // Per device, the items-worth of its least warm-up's time at its rate
   // alone: how many items keep it busy however few it runs (wake-ups and
   // launches included, so never fewer than really do).
-  std::vector<double> busy(n, 0.0);
+  c.busy_items.assign(n, 0.0);
   // What each device was timed on, for the oracle's bound in waves
   // (Engine::least_time_in_waves).
   detail::TimedRuns timed_on{std::vector<double>(n, 0.0), std::vector<double>(n, 0.0),
@@ -72,14 +72,13 @@ Calibration Runtime::calibrate_packed(Range range, const Kernel& kernel, Packed&
     for (double& x : t) x = run(int(d), timed, p.policy).makespan_s;
     std::sort(t.begin(), t.end());
     c.alone[d] = t[1] > 0 ? double(timed.n) / t[1] : 0;
-    busy[d] = least_s * c.alone[d];
+    c.busy_items[d] = least_s * c.alone[d];
     timed_on.items[d] = double(timed.n);
     timed_on.least_items[d] = double(least);
     timed_on.least_s[d] = least_s;
   }
-  engine_->set_busy_items(kernel, busy);
+  engine_->set_busy_items(kernel, c.busy_items);
   c.least_run_s = timed_on.least_s;
-  c.busy_items = busy;
   c.used = c.alone;
   c.left_out.assign(n, 0);
   std::vector<int> ran;

@@ -102,8 +102,8 @@ void run_balance(const BalanceArgs& args) {
                             {"description", devs[d]->info().description},
                             {"standalone_items_per_s", alone[d]},
                             {"used_items_per_s", cal.used[d]},
-                            {"least_run_s", d < cal.least_run_s.size() ? cal.least_run_s[d] : 0},
-                            {"busy_items", d < cal.busy_items.size() ? cal.busy_items[d] : 0},
+                            {"least_run_s", cal.least_run_s[d]},
+                            {"busy_items", cal.busy_items[d]},
                             {"left_out", bool(cal.left_out[d])}});
   j["oracle_items_per_s"] = cal.oracle_rate();
   j["host_memory"] = rt.host_memory();
