@@ -44,8 +44,12 @@ TEST(Chunking, MedianRateIgnoresAnOutlier) {
   EXPECT_EQ(r.rate(), 0.0);
   for (double x : {100.0, 101.0, 99.0, 1.0, 100.0}) r.add(x);  // one chunk 100x slow
   EXPECT_DOUBLE_EQ(r.rate(), 100.0);
+  r.add(2.0);  // the last sample is kept apart: a device may just have slowed down
+  EXPECT_DOUBLE_EQ(r.latest(), 2.0);
+  EXPECT_DOUBLE_EQ(r.rate(), 100.0);
   r.add(-5);  // nonsense samples are dropped
   EXPECT_DOUBLE_EQ(r.rate(), 100.0);
+  EXPECT_DOUBLE_EQ(r.latest(), 2.0);
 }
 
 TEST(Chunking, UnmeasuredDevicesAreScaledByTheMeasuredOnes) {

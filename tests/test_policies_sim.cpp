@@ -494,7 +494,8 @@ TEST(PoliciesSim, ANativeKernelsPassSizesItsChunks) {
 
 // A fast device whose worker starts a little late keeps its first share: a
 // slow thief that would finish half of it after the owner finished the lot
-// takes nothing; once the owner has started, stealing is as before.
+// takes nothing, whatever the owner's last chunk showed; once the owner has
+// started, that chunk's rate counts (it may just have slowed down).
 TEST(PoliciesSim, WsLeavesALateStartersShareAlone) {
   TwoDevices two("ws");
   auto& source = two.source;
@@ -505,12 +506,38 @@ TEST(PoliciesSim, WsLeavesALateStartersShareAlone) {
   plan.weights = {8.0, 1e-12};  // the thief's first share is empty
   two.start(plan);
   source->completed(0, Span{0, 8000}, 0.001);  // 8e6 items/s
+  source->completed(0, Span{0, 1000}, 0.001);  // its last chunk at 1e6
   source->completed(1, Span{0, 1000}, 0.001);  // 1e6 items/s
   EXPECT_FALSE(source->next(1)) << "stole from a device that had not started";
   ASSERT_TRUE(source->next(0));
   auto stolen = source->next(1);
   ASSERT_TRUE(stolen) << "once the owner runs, an idle device steals";
   EXPECT_EQ(stolen->victim, 0);
+}
+
+// In the middle of a run an idle thief takes half of a victim's queue only
+// where it would end that half before the victim would end all it has: on
+// H100 partitions of 88+24+8 SMs the 8-SM one took 8 of its waves where the
+// 88-SM one had 4.5 left, and ended last. A victim whose last chunk ran
+// slow is weighed at that rate: it may just have slowed down.
+TEST(PoliciesSim, WsThiefInTheMiddleTakesOnlyWhatItEndsInTime) {
+  auto thief_of = [](double thief_rate, double victim_last_rate) {
+    TwoDevices two("ws");
+    detail::Plan plan;
+    plan.items = 100000;
+    plan.max_chunk = 1000;
+    plan.min_chunk = 10;
+    plan.weights = {8.0, 1e-12};  // the thief's first share is empty
+    two.start(plan);
+    for (int i = 0; i < 5; ++i) two.source->completed(0, Span{0, 8000}, 0.001);  // 8e6 items/s
+    two.source->completed(0, Span{0, 8000}, 8000 / victim_last_rate);
+    two.source->completed(1, Span{0, 1000}, 1000 / thief_rate);
+    EXPECT_TRUE(two.source->next(0));
+    return two.source->next(1);
+  };
+  EXPECT_FALSE(thief_of(1e6, 8e6)) << "the half takes the thief 4x the victim's queue";
+  EXPECT_TRUE(thief_of(6e6, 8e6)) << "the half takes the thief 2/3 of the victim's queue";
+  EXPECT_TRUE(thief_of(1e6, 1e6)) << "the victim's last chunk ran at an eighth of its rate";
 }
 
 // At the tail a slow device with work in flight leaves its last chunk to a

@@ -7,6 +7,7 @@ namespace baton::detail {
 
 void RateTracker::add(double items_per_s) {
   if (!(items_per_s > 0) || !std::isfinite(items_per_s)) return;
+  latest_.store(items_per_s, std::memory_order_relaxed);
   ring_[count_ % ring_.size()] = items_per_s;
   ++count_;
   std::size_t n = std::min<std::size_t>(count_, ring_.size());

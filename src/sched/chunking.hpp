@@ -19,13 +19,18 @@ class RateTracker {
   void reset() {
     count_ = 0;
     rate_.store(0.0, std::memory_order_relaxed);
+    latest_.store(0.0, std::memory_order_relaxed);
   }
   double rate() const { return rate_.load(std::memory_order_relaxed); }  // 0: no sample yet
+  // The last sample: the first sign of a device that just slowed down,
+  // which the median shows only a few chunks later.
+  double latest() const { return latest_.load(std::memory_order_relaxed); }
 
  private:
   std::array<double, 7> ring_{};
   int count_ = 0;
   std::atomic<double> rate_{0.0};
+  std::atomic<double> latest_{0.0};
 };
 
 // The rate of each device: measured where known, else its weight scaled by

@@ -361,8 +361,9 @@ class WsSource final : public ChunkSource {
   // (ws-topo). ws asks at the tail, where a slow device taking the last heavy
   // items of a fast one would end last, and before v has started its share,
   // which is then still the first split's (a worker that starts a little
-  // late is not a slow device). In between, rates may be stale (a device
-  // that just slowed down still looks fast) and stealing is what adapts to it.
+  // late is not a slow device). In between, v's rates may be stale (a device
+  // that just slowed down still looks fast), so v's last chunk counts and
+  // so does what v has in flight: stealing is what adapts to a slowdown.
   // `r`: the devices' effective rates.
   bool pays(int thief, int v, const std::vector<double>& r) const {
     const std::int64_t units = devs_[v].queued.load(std::memory_order_relaxed);
@@ -379,24 +380,33 @@ class WsSource final : public ChunkSource {
     // a part of a wave at a time (sim, 1.46x the time).
     const bool eager =
         between && plan_.pass(thief) == 1 && (devs_[thief].planned || rates_[thief].rate() > 0);
-    if (!topo_ && eager) return true;
     if (!(r[thief] > 0) || !(r[v] > 0)) return true;
     // The top of v's deque holds the larger half of its queue (run()).
     const double half = double((units + 1) / 2) * double(quantum_);  // items
     double move = 0;
     if (topo_ && plan_.paths && !plan_.paths->empty())
       move = (*plan_.paths)[thief][v].seconds(half * plan_.bytes_per_item);
-    // ws-topo in between: as ws, where moving the half ends before v would
-    // have run its queue, the half last (rates may be stale there, a link's
-    // speed is not). Weighed against v's run of the half alone, a thief left
-    // v's data where it lay and ws-topo ended up to 5.6 % after ws on the
-    // DGX-1 preset.
-    if (eager) return move < waves_s(v, queued, r);
     const double ahead = double(in_flight(thief));
+    const double thief_s = move + waves_s(thief, ahead, r) + waves_s(thief, half, r);
+    const double victim_s = waves_s(v, queued, r);
+    // In between, the thief ends the half before v would have ended all it
+    // has, in flight and queued, at the rate of v's last chunk where that is
+    // slower (a device that just slowed down still looks fast by the
+    // median): on H100 partitions of 88+24+8 SMs the 8-SM one, idle from
+    // 3.3 ms of 6, took half of the 88-SM one's queue, 8 of its own waves
+    // where v had 4.5 left, and ended last (sim: ws 6.19 ms against
+    // weighted's 6.05). Moving the half must end before v would have run
+    // its queue (ws-topo): weighed against v's run of the half alone, a
+    // thief left v's data where it lay and ws-topo ended up to 5.6 % after
+    // ws on the DGX-1 preset.
+    if (eager) {
+      const double last = rates_[v].latest(), lot = double(in_flight(v)) + queued;
+      const double v_s = waves_of(v, last > 0 && last < r[v] ? last : r[v]).seconds(lot);
+      return move < victim_s && thief_s < v_s;
+    }
     // A tie does not pay: devices whose waves take as long (the partitions
     // of one GPU) would trade spans back and forth on rounding alone.
-    const double thief_s = move + waves_s(thief, ahead, r) + waves_s(thief, half, r);
-    return thief_s < waves_s(v, queued, r) * (1 - 1e-9);
+    return thief_s < victim_s * (1 - 1e-9);
   }
 
   bool topo_;
