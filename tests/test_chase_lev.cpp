@@ -20,6 +20,22 @@ TEST(ChaseLev, OwnerIsLifoThiefIsFifo) {
   EXPECT_FALSE(q.steal());
 }
 
+// A thief sees the top before it takes it, and leaves what it does not want.
+TEST(ChaseLev, AThiefTakesTheTopOnlyWhereItWantsIt) {
+  ChaseLevDeque q;
+  EXPECT_FALSE(q.peek());
+  EXPECT_FALSE(q.steal_if([](std::uint64_t) { return true; }));
+  q.push(7);
+  q.push(8);
+  EXPECT_EQ(q.peek(), 7u);
+  EXPECT_FALSE(q.steal_if([](std::uint64_t x) { return x > 7; }));
+  EXPECT_EQ(q.size(), 2);
+  EXPECT_EQ(q.steal_if([](std::uint64_t x) { return x == 7; }), 7u);
+  EXPECT_EQ(q.peek(), 8u);
+  EXPECT_EQ(q.pop(), 8u);
+  EXPECT_FALSE(q.peek());
+}
+
 // Every pushed value is taken exactly once by the owner or one of the thieves.
 TEST(ChaseLev, ConcurrentStealsTakeEachItemOnce) {
   constexpr std::uint64_t kItems = 200000;

@@ -540,6 +540,50 @@ TEST(PoliciesSim, WsThiefInTheMiddleTakesOnlyWhatItEndsInTime) {
   EXPECT_TRUE(thief_of(1e6, 1e6)) << "the victim's last chunk ran at an eighth of its rate";
 }
 
+// A clock the test sets: the source weighs what is left of work in flight
+// by the time since it began.
+class TestClock final : public Clock {
+ public:
+  double t = 0;
+  double now() const override { return t; }
+  std::unique_ptr<Parker> make_parker(bool) override { return nullptr; }
+};
+
+// An H100 cut into 48 and 8 SMs, items of 2^18 fma steps: each partition's
+// wave takes 4.6 ms. The 48-SM one has a wave in flight since 0 and a part
+// of one, 12 288 items, queued; the 8-SM one ends its share at 2.96 ms.
+// Taking those items would cost it 0.75 of its wave, 3.45 ms, where the
+// 48-SM one ends its wave at 4.6 ms and the part 0.7 ms after: on the H100
+// the thief took them, weighing the wave in flight as if it had not begun,
+// and ws ran at 0.92x weighted.
+TEST(PoliciesSim, WsWeighsWhatIsLeftOfAVictimsWaveInFlight) {
+  TestClock clock;
+  TwoDevices two("ws");
+  const std::vector<std::uint64_t> lanes{98304, 16384}, steps{12288, 2048};
+  detail::Plan plan;
+  plan.items = 98304 + 12288 + 15170;
+  plan.max_chunk = 4096;
+  plan.min_chunk = 256;
+  plan.body_chunk_s = 1e-3;
+  plan.weights = {98304 / 4.6e-3, 16384 / 4.6e-3};
+  plan.weights_are_rates = true;
+  plan.parallel_items = &lanes;
+  plan.wave_step = &steps;
+  plan.busy_items = {15420, 2570};
+  plan.clock = &clock;
+  two.start(plan);
+  auto wave = two.source->next(0);
+  ASSERT_TRUE(wave);
+  ASSERT_EQ(wave->span.size(), 98304u);
+  std::uint64_t share = 0;
+  while (auto t = two.source->next(1)) share += t->span.size();
+  ASSERT_EQ(share, 15170u);
+  clock.t = 2.96e-3;
+  two.source->completed(1, Span{0, share}, clock.t);
+  auto stolen = two.source->next(1);
+  EXPECT_FALSE(stolen) << "took " << stolen->span.size() << " items";
+}
+
 // At the tail a slow device with work in flight leaves its last chunk to a
 // fast one that is finishing its own: popped three deep into a GPU's
 // pipeline, such chunks ran while faster partitions idled (sim of H100

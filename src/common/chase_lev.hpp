@@ -59,15 +59,30 @@ class ChaseLevDeque {
 
   // Any thread. Empty also when it lost a race (the caller may try elsewhere).
   std::optional<std::uint64_t> steal() {
+    return steal_if([](std::uint64_t) { return true; });
+  }
+  // As steal(), where `wanted(x)` says yes to the value on top: a thief
+  // weighs what it would take, not a guess at it. Empty where it says no.
+  template <class Wanted>
+  std::optional<std::uint64_t> steal_if(Wanted&& wanted) {
     std::int64_t t = top_.load(std::memory_order_seq_cst);
     std::int64_t b = bottom_.load(std::memory_order_seq_cst);
     if (t >= b) return std::nullopt;
     Array* a = array_.load(std::memory_order_acquire);
     std::uint64_t x = a->get(t);
+    if (!wanted(x)) return std::nullopt;
     if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
                                       std::memory_order_relaxed))
       return std::nullopt;
     return x;
+  }
+  // Any thread: the value on top now, which a thief may take or the owner
+  // pop at any moment (a hint only).
+  std::optional<std::uint64_t> peek() const {
+    std::int64_t t = top_.load(std::memory_order_seq_cst);
+    std::int64_t b = bottom_.load(std::memory_order_seq_cst);
+    if (t >= b) return std::nullopt;
+    return array_.load(std::memory_order_acquire)->get(t);
   }
 
   // Owner only, when no thief can be looking: empties the deque.

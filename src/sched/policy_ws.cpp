@@ -14,6 +14,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "baton/device.hpp"
 #include "common/chase_lev.hpp"
 #include "sched/chunking.hpp"
 #include "sched/first_split.hpp"
@@ -60,6 +61,7 @@ class WsSource final : public ChunkSource {
       p.queued.store(0, std::memory_order_relaxed);
       p.started.store(0, std::memory_order_relaxed);
       p.done.store(0, std::memory_order_relaxed);
+      p.head_s.store(0, std::memory_order_relaxed);
       p.sticky = static_cast<int>((d + 1) % n);
       p.planned = !shares[d].empty();
       if (p.planned) push(static_cast<int>(d), shares[d]);
@@ -79,6 +81,7 @@ class WsSource final : public ChunkSource {
     if (seconds > 0) rates_[dev].add(could / seconds);
     auto& done = devs_[dev].done;
     done.store(done.load(std::memory_order_relaxed) + span.size(), std::memory_order_relaxed);
+    devs_[dev].head_s.store(now(), std::memory_order_relaxed);  // the next one runs from now
   }
 
   void retire(int dev) override {
@@ -92,10 +95,11 @@ class WsSource final : public ChunkSource {
     if (has_orphans()) return true;
     std::vector<double>& r = devs_[dev].rates;
     effective_rates(plan_.weights, rates_, r);
-    for (std::size_t v = 0; v < n_; ++v)
-      if (int(v) != dev && devs_[v].queued.load(std::memory_order_relaxed) > 0 &&
-          pays(dev, int(v), r))
-        return true;
+    for (std::size_t v = 0; v < n_; ++v) {
+      if (int(v) == dev || devs_[v].queued.load(std::memory_order_relaxed) <= 0) continue;
+      const auto top = devs_[v].deque.peek();
+      if (top && pays(dev, int(v), decode(*top).size(), r)) return true;
+    }
     return false;
   }
 
@@ -136,7 +140,7 @@ class WsSource final : public ChunkSource {
     if (in_flight(dev) == 0 || queued_units <= 0) return false;
     if (!(r[dev] > 0)) return false;
     const double chunk = double(std::min(grain, std::uint64_t(queued_units)) * quantum_);
-    const double mine = waves_s(dev, double(in_flight(dev)), r) + waves_s(dev, chunk, r);
+    const double mine = in_flight_s(dev, r[dev]) + waves_s(dev, chunk, r);
     for (std::size_t v = 0; v < n_; ++v) {
       if (int(v) == dev || !(plan_.weights[v] > 0) || !(r[v] > 0) || in_flight(int(v)) == 0)
         continue;
@@ -147,7 +151,7 @@ class WsSource final : public ChunkSource {
       if (topo_ && plan_.paths && !plan_.paths->empty())
         move = (*plan_.paths)[v][dev].seconds(chunk * plan_.bytes_per_item);
       const double theirs =
-          move + waves_s(int(v), double(in_flight(int(v))) + queued, r) + waves_s(int(v), chunk, r);
+          move + in_flight_s(int(v), r[v]) + waves_s(int(v), queued, r) + waves_s(int(v), chunk, r);
       if (theirs < mine * (1 - 1e-9)) return true;
     }
     return false;
@@ -164,6 +168,9 @@ class WsSource final : public ChunkSource {
     // store suffices and no cache line is fought over per chunk.
     alignas(64) std::atomic<std::uint64_t> started{0};
     std::atomic<std::uint64_t> done{0};  // of those, completed; owner-written too
+    // When the oldest of those in flight began to run: the last completion,
+    // or the start of a chunk on an idle device. Owner-written.
+    std::atomic<double> head_s{0};
   };
 
   void started_again(int dev, std::uint64_t items) override {
@@ -172,6 +179,7 @@ class WsSource final : public ChunkSource {
     c.store(now >= items ? now - items : 0, std::memory_order_relaxed);
   }
   void note_started(int dev, std::uint64_t items) {
+    if (in_flight(dev) == 0) devs_[dev].head_s.store(now(), std::memory_order_relaxed);
     auto& c = devs_[dev].started;
     c.store(c.load(std::memory_order_relaxed) + items, std::memory_order_relaxed);
   }
@@ -185,6 +193,18 @@ class WsSource final : public ChunkSource {
     const std::uint64_t started = devs_[dev].started.load(std::memory_order_relaxed);
     const std::uint64_t done = devs_[dev].done.load(std::memory_order_relaxed);
     return started > done ? started - done : 0;
+  }
+  double now() const { return plan_.clock ? plan_.clock->now() : 0.0; }
+  // What is left of dev's work in flight, in seconds at `rate`: its
+  // time less what has run since the oldest began. Counted in full, a
+  // 48-SM partition's wave of 2^18-fma items, 2.9 ms into its 4.6, looked
+  // to an 8-SM thief as if it had not begun, and the thief took 0.75 of its
+  // own wave from behind it and ended 0.8 ms after the rest.
+  double in_flight_s(int dev, double rate) const {
+    const std::uint64_t items = in_flight(dev);
+    if (items == 0) return 0;
+    const double ran = now() - devs_[dev].head_s.load(std::memory_order_relaxed);
+    return std::max(0.0, waves_of(dev, rate).seconds(double(items)) - std::max(0.0, ran));
   }
   std::uint64_t unstarted() const {
     std::uint64_t started = 0;
@@ -331,8 +351,8 @@ class WsSource final : public ChunkSource {
     const int n = static_cast<int>(n_);
     auto try_victim = [&](int v) -> std::optional<Take> {
       if (v == thief || devs_[v].queued.load(std::memory_order_relaxed) <= 0) return std::nullopt;
-      if (!pays(thief, v, r)) return std::nullopt;
-      auto w = devs_[v].deque.steal();
+      auto w = devs_[v].deque.steal_if(
+          [&](std::uint64_t top) { return pays(thief, v, decode(top).size(), r); });
       if (!w) return std::nullopt;
       Span s = decode(*w);
       devs_[v].queued.fetch_sub(static_cast<std::int64_t>(s.size()), std::memory_order_relaxed);
@@ -354,8 +374,9 @@ class WsSource final : public ChunkSource {
     return std::nullopt;
   }
 
-  // Stealing about half of v's queue pays when the thief, after what it has
-  // in flight, finishes it before v would have finished the lot, in whole
+  // Stealing the top of v's deque, `top` units (about half of its queue,
+  // run()), pays when the thief, after what it has left in flight, finishes
+  // it before v would have finished the lot, in whole
   // waves of what each runs at once (a GPU takes as long for a span of a few
   // heavy items as for one of all its threads), the data's transfer included
   // (ws-topo). ws asks at the tail, where a slow device taking the last heavy
@@ -365,7 +386,7 @@ class WsSource final : public ChunkSource {
   // that just slowed down still looks fast), so v's last chunk counts and
   // so does what v has in flight: stealing is what adapts to a slowdown.
   // `r`: the devices' effective rates.
-  bool pays(int thief, int v, const std::vector<double>& r) const {
+  bool pays(int thief, int v, std::uint64_t top, const std::vector<double>& r) const {
     const std::int64_t units = devs_[v].queued.load(std::memory_order_relaxed);
     const double queued = double(units) * double(quantum_);
     const bool untouched = devs_[v].started.load(std::memory_order_relaxed) == 0;
@@ -381,27 +402,25 @@ class WsSource final : public ChunkSource {
     const bool eager =
         between && plan_.pass(thief) == 1 && (devs_[thief].planned || rates_[thief].rate() > 0);
     if (!(r[thief] > 0) || !(r[v] > 0)) return true;
-    // The top of v's deque holds the larger half of its queue (run()).
-    const double half = double((units + 1) / 2) * double(quantum_);  // items
+    const double taken = double(top) * double(quantum_);  // items
     double move = 0;
     if (topo_ && plan_.paths && !plan_.paths->empty())
-      move = (*plan_.paths)[thief][v].seconds(half * plan_.bytes_per_item);
-    const double ahead = double(in_flight(thief));
-    const double thief_s = move + waves_s(thief, ahead, r) + waves_s(thief, half, r);
+      move = (*plan_.paths)[thief][v].seconds(taken * plan_.bytes_per_item);
+    const double thief_s = move + in_flight_s(thief, r[thief]) + waves_s(thief, taken, r);
     const double victim_s = waves_s(v, queued, r);
-    // In between, the thief ends the half before v would have ended all it
-    // has, in flight and queued, at the rate of v's last chunk where that is
+    // In between, the thief ends the top before v would have ended all it
+    // has, what is left in flight and queued, at the rate of v's last chunk where that is
     // slower (a device that just slowed down still looks fast by the
     // median): on H100 partitions of 88+24+8 SMs the 8-SM one, idle from
     // 3.3 ms of 6, took half of the 88-SM one's queue, 8 of its own waves
     // where v had 4.5 left, and ended last (sim: ws 6.19 ms against
     // weighted's 6.05). Moving the half must end before v would have run
-    // its queue (ws-topo): weighed against v's run of the half alone, a
+    // its queue (ws-topo): weighed against v's run of the top alone, a
     // thief left v's data where it lay and ws-topo ended up to 5.6 % after
     // ws on the DGX-1 preset.
     if (eager) {
-      const double last = rates_[v].latest(), lot = double(in_flight(v)) + queued;
-      const double v_s = waves_of(v, last > 0 && last < r[v] ? last : r[v]).seconds(lot);
+      const double last = rates_[v].latest(), rate = last > 0 && last < r[v] ? last : r[v];
+      const double v_s = in_flight_s(v, rate) + waves_of(v, rate).seconds(queued);
       return move < victim_s && thief_s < v_s;
     }
     // A tie does not pay: devices whose waves take as long (the partitions

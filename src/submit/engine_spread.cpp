@@ -68,6 +68,7 @@ void Engine::start_split(TaskRecord* t) {
   for (std::size_t d = 0; d < workers_.size(); ++d)
     plan.busy_items[d] = t->kernel->busy_items[d].load(std::memory_order_relaxed);
   plan.bytes_per_item = bytes_per_item(t->args);
+  plan.clock = &clock_;
   run->source->start(plan);
 
   run->remaining.store(t->range.n, std::memory_order_relaxed);

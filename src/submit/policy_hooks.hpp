@@ -19,6 +19,10 @@
 #include "baton/options.hpp"
 #include "baton/range.hpp"
 
+namespace baton {
+class Clock;
+}
+
 namespace baton::detail {
 
 // What is fixed about the machine for the Runtime's life.
@@ -64,6 +68,9 @@ struct Plan {
   const std::vector<std::vector<PathCost>>* paths = nullptr;  // for ws-topo
   double bytes_per_item = 0;  // data a span carries per item, for ws-topo
   double tail_split = 4;      // ws: chunk = fair share of what is left / tail_split
+  // The devices' clock (virtual on sim devices), for what is left of work in
+  // flight; none: work in flight counts in full.
+  const Clock* clock = nullptr;
 
   std::uint64_t least_span(int dev) const { return parallel_items ? (*parallel_items)[dev] : 1; }
   std::uint64_t pass(int dev) const { return pass_items ? (*pass_items)[dev] : 1; }
