@@ -28,8 +28,10 @@ for s in $splits; do
         >"$out/val/record_${tag}_n$m.log" 2>&1 ||
         echo "record $tag n=$m failed"
     done
+    # Medians of 9: a run's devices start 20 to 400 us after it does (calls
+    # of 2026-12-07), a tenth of the shortest of these runs.
     timeout 120 $b bench balance -d "cuda:0/$s" -p static,weighted,ws -n "$n" -i "$i" -b "$by" \
-      -r 5 --json-out "$out/val/run_${tag}_n$n.json" >"$out/val/run_${tag}_n$n.log" 2>&1 ||
+      -r 9 --json-out "$out/val/run_${tag}_n$n.json" >"$out/val/run_${tag}_n$n.log" 2>&1 ||
       echo "run $tag n=$n failed"
     echo "== $s i=$i b=$by n=$n"
     grep -E "^(static|weighted|ws) " "$out/val/run_${tag}_n$n.log"
