@@ -56,6 +56,9 @@ TEST(Trace, SpansAddUpToTheRunsStats) {
     ASSERT_EQ(e.at("name"), "traced");
     EXPECT_GE(e.at("dur").get<double>(), 0.0);
     EXPECT_GE(e.at("args").at("issue_us").get<double>(), 0.0) << "the host's time to issue it";
+    const double issued_at = e.at("args").at("issued_at_us").get<double>();
+    EXPECT_GE(issued_at, begin * 1e6) << "issued before the run began";
+    EXPECT_LE(issued_at, e.at("ts").get<double>()) << "began before it was issued";
     items[tid] += e.at("args").at("items").get<std::uint64_t>();
     chunks[tid] += e.at("args").at("kind") == "chunk";
     busy_us[tid] += e.at("dur").get<double>();

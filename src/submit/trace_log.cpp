@@ -95,6 +95,7 @@ std::string TraceLog::finish(bool simulated) {
         args["items"] = s.items;
         args["kind"] = s.chunk ? "chunk" : "task";
         args["issue_us"] = s.issue_s * 1e6;
+        args["issued_at_us"] = s.issued_at_s * 1e6;  // on the clock of "ts"
         if (s.victim >= 0) args["stolen_from"] = tracks_[std::size_t(s.victim)];
       }
       // Arrows: from the victim's track to the thief's span, and from the

@@ -28,6 +28,10 @@ struct TraceSpan {
   // The host's time to issue it: its copies, waits and launches (a copy from
   // pageable memory, or a launcher that blocks, shows here).
   double issue_s = 0;
+  // When the host began to issue it: before its begin by what the device
+  // and its queue took to start it (a run's first span shows whether its
+  // start waited on the host or on the device).
+  double issued_at_s = 0;
   // It ran on the device's side queue (QueueRole::side), or it was a
   // prefetch on its copy-in queue, beside the spans of its compute queue:
   // drawn on a track of its own under the device's.

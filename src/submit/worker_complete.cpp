@@ -79,6 +79,7 @@ void Worker::trace(const InFlight& f, Lane& lane, double now_s, double device_s)
   s.victim = f.victim;
   s.after = f.after;
   s.issue_s = f.issue_s;
+  s.issued_at_s = f.traced_s;
   s.side = lane.id != LaneId::compute;
   lane.traced_until_s = s.end_s;
   log.add(index_, std::move(s));
