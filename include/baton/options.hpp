@@ -38,6 +38,9 @@ namespace baton {
     "chunks longer than this (us) keep at most one more in flight")                              \
   X(double, idle_spin_us, "BATON_IDLE_SPIN_US", 50,                                              \
     "how long an idle device worker or cpu thread looks for work before it sleeps (us)")         \
+  X(double, gap_spin_us, "BATON_GAP_SPIN_US", 5000,                                              \
+    "an idle GPU worker looks for work for twice its last idle time, where that is at most "     \
+    "this (us): runs submitted every few ms find it awake; 0: BATON_IDLE_SPIN_US only")          \
   X(double, sim_launch_us, "BATON_SIM_LAUNCH_US", 5,                                             \
     "sim: virtual cost of one launch (us), where the machine file gives none")                   \
   X(bool, sim_execute, "BATON_SIM_EXECUTE", true,                                                \

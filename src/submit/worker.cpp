@@ -34,6 +34,10 @@ Worker::Worker(Engine& engine, int index, Device& device, std::vector<unsigned> 
       depth_(std::size_t(std::max(1, device.info().pipeline_depth))),
       // Spinning cannot make virtual time pass: there a worker sleeps at once.
       idle_spin_s_(device.clock().is_virtual() ? 0 : engine.machine().options.idle_spin_us * 1e-6),
+      gap_spin_s_(device.clock().is_virtual() ||
+                          std::ranges::count(device.info().shares, "host-cores") > 0
+                      ? 0
+                      : engine.machine().options.gap_spin_us * 1e-6),
       long_chunk_s_(engine.machine().options.long_chunk_us * 1e-6),
       parker_(device.clock().make_parker(true)),
       rng_(0x9e3779b97f4a7c15ull ^ std::uint64_t(index + 1) * 0xbf58476d1ce4e5b9ull) {}
@@ -284,9 +288,21 @@ void Worker::idle() {
   if (unpublished_) publish();
   engine_.pool_flush(free_);
   // Look for work a little before sleeping; yielding, so that a submitting
-  // thread that shares the cores keeps running.
-  for (const double until = now() + idle_spin_s_; now() < until;) {
-    if (has_work_now() || stop_.load(std::memory_order_relaxed)) return;
+  // thread that shares the cores keeps running. A GPU's worker looks for
+  // twice as long as its last idle time, up to BATON_GAP_SPIN_US: a loop that
+  // submits a run every 1.5 ms (`bench balance`; a training step's host
+  // work) found the workers of H100 partitions asleep each time, and waking
+  // one took 15 to 300 us, up to 6 % of a 5 ms run; spinning, 2 to 6 us.
+  // A device on the host's cores does not: its worker would take cycles
+  // from the devices that compute there.
+  const double since = now();
+  double spin = idle_spin_s_;
+  if (2 * last_gap_s_ <= gap_spin_s_) spin = std::max(spin, 2 * last_gap_s_);
+  for (const double until = since + spin; now() < until;) {
+    if (has_work_now() || stop_.load(std::memory_order_relaxed)) {
+      last_gap_s_ = now() - since;
+      return;
+    }
     std::this_thread::yield();
   }
   sleeping_.store(true, std::memory_order_seq_cst);
@@ -294,6 +310,7 @@ void Worker::idle() {
   if (!has_work_now() && !stop_.load(std::memory_order_seq_cst)) parker_->park();
   engine_.sleeping(false);
   sleeping_.store(false, std::memory_order_relaxed);
+  last_gap_s_ = now() - since;
 }
 
 bool Worker::has_work_now() {
