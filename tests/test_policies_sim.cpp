@@ -128,6 +128,17 @@ struct TwoDevices {
   }
 };
 
+// 100 000 items, all of them device 0's first share: device 1, of weight
+// ~0, can only steal.
+detail::Plan owner_has_all() {
+  detail::Plan plan;
+  plan.items = 100000;
+  plan.max_chunk = 1000;
+  plan.min_chunk = 10;
+  plan.weights = {8.0, 1e-12};
+  return plan;
+}
+
 }  // namespace
 
 TEST(PoliciesSim, WsTopoStealsOnlyWhenTheTransferPays) {
@@ -499,12 +510,7 @@ TEST(PoliciesSim, ANativeKernelsPassSizesItsChunks) {
 TEST(PoliciesSim, WsLeavesALateStartersShareAlone) {
   TwoDevices two("ws");
   auto& source = two.source;
-  detail::Plan plan;
-  plan.items = 100000;
-  plan.max_chunk = 1000;
-  plan.min_chunk = 10;
-  plan.weights = {8.0, 1e-12};  // the thief's first share is empty
-  two.start(plan);
+  two.start(owner_has_all());
   source->completed(0, Span{0, 8000}, 0.001);  // 8e6 items/s
   source->completed(0, Span{0, 1000}, 0.001);  // its last chunk at 1e6
   source->completed(1, Span{0, 1000}, 0.001);  // 1e6 items/s
@@ -523,12 +529,7 @@ TEST(PoliciesSim, WsLeavesALateStartersShareAlone) {
 TEST(PoliciesSim, WsThiefInTheMiddleTakesOnlyWhatItEndsInTime) {
   auto thief_of = [](double thief_rate, double victim_last_rate) {
     TwoDevices two("ws");
-    detail::Plan plan;
-    plan.items = 100000;
-    plan.max_chunk = 1000;
-    plan.min_chunk = 10;
-    plan.weights = {8.0, 1e-12};  // the thief's first share is empty
-    two.start(plan);
+    two.start(owner_has_all());
     for (int i = 0; i < 5; ++i) two.source->completed(0, Span{0, 8000}, 0.001);  // 8e6 items/s
     two.source->completed(0, Span{0, 8000}, 8000 / victim_last_rate);
     two.source->completed(1, Span{0, 1000}, 1000 / thief_rate);

@@ -199,7 +199,7 @@ class WsSource final : public ChunkSource {
   // time less what has run since the oldest began. Counted in full, a
   // 48-SM partition's wave of 2^18-fma items, 2.9 ms into its 4.6, looked
   // to an 8-SM thief as if it had not begun, and the thief took 0.75 of its
-  // own wave from behind it and ended 0.8 ms after the rest.
+  // own wave from behind it and ended 1 ms after the rest.
   double in_flight_s(int dev, double rate) const {
     const std::uint64_t items = in_flight(dev);
     if (items == 0) return 0;
@@ -376,15 +376,15 @@ class WsSource final : public ChunkSource {
 
   // Stealing the top of v's deque, `top` units (about half of its queue,
   // run()), pays when the thief, after what it has left in flight, finishes
-  // it before v would have finished the lot, in whole
-  // waves of what each runs at once (a GPU takes as long for a span of a few
-  // heavy items as for one of all its threads), the data's transfer included
-  // (ws-topo). ws asks at the tail, where a slow device taking the last heavy
-  // items of a fast one would end last, and before v has started its share,
-  // which is then still the first split's (a worker that starts a little
-  // late is not a slow device). In between, v's rates may be stale (a device
-  // that just slowed down still looks fast), so v's last chunk counts and
-  // so does what v has in flight: stealing is what adapts to a slowdown.
+  // it before v would have finished the lot, in whole waves of what each
+  // runs at once (a GPU takes as long for a span of a few heavy items as for
+  // one of all its threads), the data's transfer included (ws-topo). ws
+  // asks at the tail, where a slow device taking the last heavy items of a
+  // fast one would end last, and before v has started its share, which is
+  // then still the first split's (a worker that starts a little late is not
+  // a slow device). In between, v's rates may be stale (a device that just
+  // slowed down still looks fast), so v's last chunk counts and so does
+  // what v has in flight: stealing is what adapts to a slowdown.
   // `r`: the devices' effective rates.
   bool pays(int thief, int v, std::uint64_t top, const std::vector<double>& r) const {
     const std::int64_t units = devs_[v].queued.load(std::memory_order_relaxed);
@@ -409,15 +409,15 @@ class WsSource final : public ChunkSource {
     const double thief_s = move + in_flight_s(thief, r[thief]) + waves_s(thief, taken, r);
     const double victim_s = waves_s(v, queued, r);
     // In between, the thief ends the top before v would have ended all it
-    // has, what is left in flight and queued, at the rate of v's last chunk where that is
-    // slower (a device that just slowed down still looks fast by the
-    // median): on H100 partitions of 88+24+8 SMs the 8-SM one, idle from
-    // 3.3 ms of 6, took half of the 88-SM one's queue, 8 of its own waves
-    // where v had 4.5 left, and ended last (sim: ws 6.19 ms against
-    // weighted's 6.05). Moving the half must end before v would have run
-    // its queue (ws-topo): weighed against v's run of the top alone, a
-    // thief left v's data where it lay and ws-topo ended up to 5.6 % after
-    // ws on the DGX-1 preset.
+    // has, what is left in flight and queued, at the rate of v's last chunk
+    // where that is slower (a device that just slowed down still looks fast
+    // by the median): on H100 partitions of 88+24+8 SMs the 8-SM one, idle
+    // from 3.3 ms of 6, took half of the 88-SM one's queue, 8 of its own
+    // waves where v had 4.5 left, and ended last (sim: ws 6.19 ms against
+    // weighted's 6.05). Moving the top must end before v would have run its
+    // queue (ws-topo): weighed against v's run of the top alone, a thief
+    // left v's data where it lay and ws-topo ended up to 5.6 % after ws on
+    // the DGX-1 preset.
     if (eager) {
       const double last = rates_[v].latest(), rate = last > 0 && last < r[v] ? last : r[v];
       const double v_s = in_flight_s(v, rate) + waves_of(v, rate).seconds(queued);
