@@ -121,9 +121,11 @@ void run_balance(const BalanceArgs& args) {
   j["runs"] = nlohmann::json::array();
   std::vector<Measured> results;
   recording.start(rt);  // the policies' runs, calibration aside
-  for (std::size_t p = 0; p < policy_names.size(); ++p) {
-    std::vector<Measured> reps;
-    for (int r = 0; r < args.repeat; ++r) {
+  // Each repeat runs every policy once, so that a slow drift of the machine
+  // (a neighbour's load, clocks) falls on all of them alike.
+  std::vector<std::vector<Measured>> reps(policy_names.size());
+  for (int r = 0; r < args.repeat; ++r)
+    for (std::size_t p = 0; p < policy_names.size(); ++p) {
       progress("[" + std::to_string(p + 1) + "/" + std::to_string(policy_names.size()) + "] " +
                policy_names[p] + " run " + std::to_string(r + 1) + "/" +
                std::to_string(args.repeat));
@@ -140,11 +142,11 @@ void run_balance(const BalanceArgs& args) {
             std::max(sim::oracle_seconds(all, work_units, run.start_s), work.link_bound_s());
         run.efficiency = run.makespan_s > 0 ? run.oracle_s / run.makespan_s : 0;
       }
-      reps.push_back({run, bytes});
+      reps[p].push_back({run, bytes});
     }
+  for (auto& policy_reps : reps)
     results.push_back(median_by_makespan(
-        std::move(reps), [](const Measured& m) -> const RunStats& { return m.run; }));
-  }
+        std::move(policy_reps), [](const Measured& m) -> const RunStats& { return m.run; }));
   progress_done();
   recording.stop();
 
@@ -269,7 +271,8 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("-b,--bytes", args->shape.bytes,
                   "bytes moved per item: 4 (written only) or 8 per float read and written")
       ->capture_default_str();
-  cmd->add_option("-r,--repeat", args->repeat, "runs per policy; the median is reported")
+  cmd->add_option("-r,--repeat", args->repeat,
+                  "runs per policy, the policies taking turns; the median is reported")
       ->capture_default_str();
   cmd->add_option("--passes", args->shape.passes,
                   "passes a run makes over the data, each reading what the one before wrote where "
