@@ -248,7 +248,7 @@ void run_sweep(const SweepArgs& args) {
   // Issue 9's range is runs of 5 ms to 1 s; a shape whose buffers hit the
   // memory cap can run shorter than asked, where a few chunks' start-up shows.
   int losses = 0, short_of_oracle = 0, long_runs = 0, losses_5ms = 0, runs_5ms = 0, in_waves = 0;
-  int losses_in_spread = 0;  // where ws's fastest run beat the baseline's slowest
+  int losses_in_spread = 0;  // where ws's fastest run ended no later than the baseline's slowest
   for (const Row& r : rows) {
     const RunStats& main = r.runs[ws >= 0 ? ws : 0];
     std::vector<std::string> cells{std::to_string(r.shape.iters), std::to_string(r.shape.bytes),
