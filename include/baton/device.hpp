@@ -3,6 +3,7 @@
 // events; the scheduler drives each device from one host worker thread.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -57,6 +58,14 @@ struct DeviceInfo {
   // code reads (Kernel::unused: a model's bf16 weights, not the fp32 ones).
   std::optional<BackendKind> stands_for;
   BackendKind code_backend() const { return stands_for.value_or(backend); }
+  // Its worker keeps a host thread busy driving it (a GPU's polls its
+  // queues): not the cpu's own, not a sim device's (it parks on the virtual
+  // clock), not one that computes on the host's cores (PoCL). The cpu
+  // devices leave a thread to each such worker.
+  bool needs_a_driver_thread() const {
+    return backend != BackendKind::cpu && backend != BackendKind::sim &&
+           std::find(shares.begin(), shares.end(), "host-cores") == shares.end();
+  }
 };
 
 // A point in a queue's stream of work. Events of any backend may be waited on

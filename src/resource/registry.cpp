@@ -60,21 +60,14 @@ struct CpuItem {
   std::string args;
 };
 
-// True where a device's worker keeps a host thread busy driving it (a GPU's
-// polls its queues): not the cpu's own, not a sim device's (it parks on the
-// virtual clock), not one that computes on the host's cores (PoCL).
-bool drives_a_device(const DeviceInfo& i) {
-  return i.backend != BackendKind::cpu && i.backend != BackendKind::sim &&
-         std::find(i.shares.begin(), i.shares.end(), "host-cores") == i.shares.end();
-}
-
 // The cpu devices leave a thread to each worker that drives another device,
 // as StarPU leaves a core to each GPU: a group that computed on all of them
 // would wait on the thread that shares its core with a GPU's worker.
 void open_cpu_devices(DeviceSet& set, const std::vector<CpuItem>& items,
                       detail::BackendContext& ctx) {
-  const auto drivers = std::count_if(set.devices.begin(), set.devices.end(),
-                                     [](const auto& d) { return drives_a_device(d->info()); });
+  const auto drivers = std::count_if(set.devices.begin(), set.devices.end(), [](const auto& d) {
+    return d->info().needs_a_driver_thread();
+  });
   ctx.set_driver_threads(int(drivers));
   if (items.empty()) return;
   const detail::Backend& cpu = find_backend("cpu");

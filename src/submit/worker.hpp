@@ -231,8 +231,8 @@ class Worker {
   long long launches_ = 0;
   const std::size_t depth_;
   const double idle_spin_s_;
-  // It computes off the host's cores (a GPU): idle, it may spin through a
-  // gap as long as the ones before (idle()).
+  // It drives its device from a thread of its own (a GPU): idle, it may spin
+  // through a gap as long as the ones before (idle()).
   const double gap_spin_s_;  // 0 where it does not
   double last_gap_s_ = 0;    // its last idle time, from going idle to having work
   const double long_chunk_s_;
