@@ -7,9 +7,12 @@ the partition it stands for, and print the error per case and policy.
 
 FOLDER holds pm_<split>_i<fma>_b<bytes>.json (the models),
 run_<split>_i<fma>_b<bytes>_n<items>.json (the measured runs) and, where they
-were kept, record_<split>_*.json (the runs that recorded the models): how long
-a run's devices took to start there, the median of each run's makespan beyond
-its longest busy device, is the sim machine's wake_us. It may hold, or hold
+were kept, record_<split>_i<fma>_b<bytes>_n*.json (the runs that recorded
+the models): how long a run's devices took to start there, the median of each
+run's makespan beyond its longest busy device, is the sim machine's wake_us
+for that split and shape (for the split, where the shape has none kept). The
+start grows with the bytes a run holds: 30 to 160 us on H100 partitions, the
+same within 30 us from one call to the next (calls S and V). It may hold, or hold
 instead, from_host_<split>.json: runs from host memory (bench/sweep/run_gpu.sh),
 replayed on partitions as fast as each ran alone behind the link as measured."""
 import argparse
@@ -22,13 +25,13 @@ import sys
 import tempfile
 
 
-def start_us(folder, split):
-    """How long the recording runs of a split took to start their devices: the
-    median of each run's makespan beyond its longest busy device, in us (None
-    where no recording run was kept as JSON)."""
+def start_us(folder, prefix):
+    """How long the recording runs whose files begin with `prefix` took to
+    start their devices: the median of each run's makespan beyond its longest
+    busy device, in us (None where no such run was kept as JSON)."""
     gaps = []
     for f in os.listdir(folder):
-        if f.startswith(f"record_{split}_i") and f.endswith(".json"):
+        if f.startswith(prefix) and f.endswith(".json"):
             for r in json.load(open(os.path.join(folder, f)))["runs"]:
                 gaps.append(r["makespan_s"] - max(d["busy_s"] for d in r["devices"]))
     return statistics.median(gaps) * 1e6 if gaps else None
@@ -59,15 +62,18 @@ def recorded_case(folder, f, wakes):
     m = re.fullmatch(r"run_(.+)_i(\d+)_b(\d+)_n(\d+)\.json", f)
     split, fma, nbytes, items = m.groups()
     models = os.path.join(folder, f"pm_{split}_i{fma}_b{nbytes}.json")
-    if split not in wakes:
-        wakes[split] = start_us(folder, split)
+    shape = f"{split}_i{fma}_b{nbytes}"
+    if shape not in wakes:
+        wakes[shape] = start_us(folder, f"record_{shape}_n")
+        if wakes[shape] is None:
+            wakes[shape] = start_us(folder, f"record_{split}_i")
     names = sorted({x["device"] for x in json.load(open(models))["models"]})
     devices = []
     for name in names:
         sms = re.search(r"(\d+) of \d+ SMs", name)
         devices.append({"id": name.split(" | ")[0], "measured_as": name, "about": name,
                         "speed": int(sms.group(1)) if sms else 1})
-    machine = partitions(devices, 55, wakes[split] or 0)
+    machine = partitions(devices, 55, wakes[shape] or 0)
     machine["perf_models"] = os.path.abspath(models)
     return split, fma, nbytes, items, machine, []
 
@@ -126,8 +132,9 @@ def main():
                 print(f"| {label} | {fma} | {nbytes} | {items} | {p} | "
                       f"{got * 1e3:.3f} ms | {predicted[p] * 1e3:.3f} ms | {err * 100:+.1f} % |")
     print(f"\nworst error: {worst * 100:.1f} % over {len(cases)} cases")
-    for split, us in sorted(wakes.items()):
-        print(f"{split.replace('_', '+')}: wake_us " +
+    for shape, us in sorted(wakes.items()):
+        split, fma, nbytes = re.fullmatch(r"(.+)_i(\d+)_b(\d+)", shape).groups()
+        print(f"{split.replace('_', '+')}, {fma} fma, {nbytes} B: wake_us " +
               (f"{us:.1f} (the recording runs' start)" if us is not None else
                "0 (no recording run kept as JSON)"))
     if args.json:
