@@ -62,9 +62,9 @@ def recorded_case(folder, f, wakes):
     m = re.fullmatch(r"run_(.+)_i(\d+)_b(\d+)_n(\d+)\.json", f)
     split, fma, nbytes, items = m.groups()
     models = os.path.join(folder, f"pm_{split}_i{fma}_b{nbytes}.json")
-    shape = f"{split}_i{fma}_b{nbytes}"
+    shape = f"{split.replace('_', '+')}, {fma} fma, {nbytes} B"
     if shape not in wakes:
-        wakes[shape] = start_us(folder, f"record_{shape}_n")
+        wakes[shape] = start_us(folder, f"record_{split}_i{fma}_b{nbytes}_n")
         if wakes[shape] is None:
             wakes[shape] = start_us(folder, f"record_{split}_i")
     names = sorted({x["device"] for x in json.load(open(models))["models"]})
@@ -133,8 +133,7 @@ def main():
                       f"{got * 1e3:.3f} ms | {predicted[p] * 1e3:.3f} ms | {err * 100:+.1f} % |")
     print(f"\nworst error: {worst * 100:.1f} % over {len(cases)} cases")
     for shape, us in sorted(wakes.items()):
-        split, fma, nbytes = re.fullmatch(r"(.+)_i(\d+)_b(\d+)", shape).groups()
-        print(f"{split.replace('_', '+')}, {fma} fma, {nbytes} B: wake_us " +
+        print(f"{shape}: wake_us " +
               (f"{us:.1f} (the recording runs' start)" if us is not None else
                "0 (no recording run kept as JSON)"))
     if args.json:
