@@ -9,7 +9,8 @@ shift || true
 need=(cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
       nlohmann-json3-dev libhwloc-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libtbb-dev
       libstarpu-dev libopenblas-dev libclblast-dev openmpi-bin libopenmpi-dev
-      chromium)
+      chromium
+      python3-dev pybind11-dev python3-pytest python3-numpy python3-torch python3-torchvision)
 # The asan preset builds with clang, which also builds the libFuzzer targets.
 [ "$preset" = asan ] && need+=(clang libclang-rt-14-dev)
 missing=()

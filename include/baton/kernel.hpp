@@ -92,6 +92,11 @@ class KernelArgs {
   std::span<const LaunchArg> args_;
 };
 
+// In a native launcher: the device whose worker runs it, as its index in
+// Runtime::devices() (a launcher shared by every device tells them apart by
+// it: a PyTorch replica per device). -1 on any other thread.
+int this_device();
+
 using CpuFn = std::function<void(Span, const KernelArgs&)>;
 // A backend-native launcher (a cuBLAS call, say): gets the backend's stream or
 // queue handle, the span and the arguments.

@@ -17,6 +17,8 @@ namespace {
 // its oldest event before it looks at its queues again.
 constexpr double kPollS = 100e-6;
 
+thread_local int tls_device = -1;
+
 }  // namespace
 
 Worker::Worker(Engine& engine, int index, Device& device, std::vector<unsigned> cpus,
@@ -72,6 +74,7 @@ void Worker::bind() {
 }
 
 void Worker::run() {
+  tls_device = index_;
   clock_.attach_worker(*parker_);
   try {
     bind();
@@ -413,3 +416,7 @@ std::optional<Worker::Work> Worker::steal_work() {
 }
 
 }  // namespace baton::detail
+
+int baton::this_device() {
+  return detail::tls_device;
+}

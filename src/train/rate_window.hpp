@@ -9,7 +9,22 @@
 #include <cstddef>
 #include <vector>
 
+#include "baton/stats.hpp"
+
 namespace baton::train {
+
+// A device's rate (items/s) in one run, 0 where it ran nothing. Its first
+// chunk also waited for what the run read (the weights), as long on every
+// device: counted, a device that ran more would look faster, get more the
+// next run, and so on. Where the chunks after it hold at least as many
+// items, its rate is theirs (a stolen item or two at the end of a run would
+// say less than the wait they leave out).
+inline double run_rate(const DeviceStats& s) {
+  double items = double(s.items), busy = s.busy_s;
+  if (s.items >= 2 * s.first_chunk_items && s.busy_s > s.first_chunk_s)
+    items -= double(s.first_chunk_items), busy -= s.first_chunk_s;
+  return items > 0 && busy > 0 ? items / busy : 0;
+}
 
 class RateWindow {
  public:

@@ -289,16 +289,8 @@ void Trainer::learn(const RunStats& grad) {
   if (step_ == 1 && !rt_.clock().is_virtual()) return;
   seen_.resize(rates_.size());
   for (int d : devices_) {
-    const DeviceStats& s = grad.devices[std::size_t(d)];
-    // A device's first chunk also waited for the weights, as long on every
-    // device: counted, a device that ran more would look faster, get more the
-    // next step, and so on. Where the chunks after it hold at least as many
-    // micro-batches, its rate is theirs (a stolen micro-batch or two at the
-    // end of a step would say less than the wait they leave out).
-    double items = double(s.items), busy = s.busy_s;
-    if (s.items >= 2 * s.first_chunk_items && s.busy_s > s.first_chunk_s)
-      items -= double(s.first_chunk_items), busy -= s.first_chunk_s;
-    if (items > 0 && busy > 0) rates_[std::size_t(d)] = seen_[std::size_t(d)].add(items / busy);
+    if (double r = run_rate(grad.devices[std::size_t(d)]); r > 0)
+      rates_[std::size_t(d)] = seen_[std::size_t(d)].add(r);
   }
   follow_rates();
 }

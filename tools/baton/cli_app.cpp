@@ -28,20 +28,35 @@ int reporting_errors(CLI::App& app, F f) {
   return 0;
 }
 
+void add_every_command(CLI::App& app) {
+  app.require_subcommand(1);
+  add_devices_command(app);
+  add_topo_command(app);
+  add_bench_command(app);
+  add_doctor_command(app);
+#ifdef BATON_HAVE_TRAIN
+  add_train_command(app);
+#endif
+}
+
 }  // namespace
 
 int add_commands(CLI::App& app) {
-  app.require_subcommand(1);
   // The commands take their defaults from BATON_* variables, which may not parse.
-  return reporting_errors(app, [&] {
-    add_devices_command(app);
-    add_topo_command(app);
-    add_bench_command(app);
-    add_doctor_command(app);
-#ifdef BATON_HAVE_TRAIN
-    add_train_command(app);
-#endif
-  });
+  return reporting_errors(app, [&] { add_every_command(app); });
+}
+
+void run_command(const std::vector<std::string>& args) {
+  CLI::App app{"baton"};
+  add_every_command(app);
+  std::vector<const char*> argv{"baton"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  set_command_line(int(argv.size()), argv.data());
+  try {
+    app.parse(int(argv.size()), argv.data());
+  } catch (const CLI::ParseError& e) {
+    raise(Errc::invalid_argument, "usage", e.what());
+  }
 }
 
 int parse_command_line(CLI::App& app, int argc, const char* const* argv) {
