@@ -6,6 +6,7 @@
 
 #include <pybind11/stl.h>
 
+#include "arguments.hpp"
 #include "baton/link.hpp"
 #include "resource/telemetry.hpp"
 
@@ -83,7 +84,8 @@ py::dict describe(const Device& device, const Topology& topology) {
 void bind_devices(py::module_& m) {
   m.def(
       "devices",
-      [](const std::string& spec, bool telemetry) {
+      [](py::object spec_arg, py::object telemetry) {
+        const std::string spec = string_arg(spec_arg, "spec");
         DeviceSet set;
         {
           py::gil_scoped_release nogil;
@@ -91,10 +93,10 @@ void bind_devices(py::module_& m) {
         }
         py::list out;
         for (const auto& d : set.devices) out.append(describe(*d, set.topology));
-        if (telemetry) read_telemetry(set, out);
+        if (PyObject_IsTrue(telemetry.ptr()) == 1) read_telemetry(set, out);
         return out;
       },
-      py::arg("spec") = "auto", py::arg("telemetry") = true,
+      py::arg("spec") = "auto", py::arg("telemetry") = py::bool_(true),
       R"(The devices a spec opens, one dict each.
 
 spec: "auto" (every device found), "cpu", "cpu:2", "sim:8,4,2,1", "cuda:0",

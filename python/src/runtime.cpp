@@ -11,6 +11,7 @@
 #include <pybind11/stl.h>
 #include <nlohmann/json.hpp>
 
+#include "arguments.hpp"
 #include "baton/error.hpp"
 #include "baton/runtime.hpp"
 #include "devices.hpp"
@@ -68,14 +69,12 @@ py::dict stats_dict(const RunStats& s) {
 
 class PyRuntime {
  public:
-  PyRuntime(const std::string& devices, const std::optional<std::string>& policy,
-            const std::optional<std::string>& fault,
-            const std::optional<std::string>& perf_model_file) {
+  PyRuntime(py::object devices, py::object policy, py::object fault, py::object perf_model_file) {
     Options o = Options::from_env();
-    o.devices = devices;
-    if (policy) o.policy = *policy;
-    if (fault) o.fault = *fault;
-    if (perf_model_file) o.perf_model_file = *perf_model_file;
+    o.devices = string_arg(devices, "devices");
+    if (auto p = optional_string_arg(policy, "policy")) o.policy = *p;
+    if (auto f = optional_string_arg(fault, "fault")) o.fault = *f;
+    if (auto m = optional_string_arg(perf_model_file, "perf_model_file")) o.perf_model_file = *m;
     py::gil_scoped_release nogil;
     rt_ = std::make_unique<Runtime>(o);
   }
@@ -94,6 +93,15 @@ class PyRuntime {
     return *rt_;
   }
 
+  // A device's index, checked.
+  int device(int d) {
+    const int count = int(rt().devices().size());
+    if (d < 0 || d >= count)
+      raise(Errc::invalid_argument, "device",
+            std::to_string(d) + " is not a device (0 to " + std::to_string(count - 1) + ")");
+    return d;
+  }
+
   py::list devices() {
     py::list out;
     for (const auto& d : rt().devices()) {
@@ -107,9 +115,14 @@ class PyRuntime {
   // Spreads items [0, n) over the devices: each chunk [begin, end) runs
   // fn(device, begin, end, stream) on the worker of the device the policy
   // gave it, `stream` being the device's CUstream (0 on the host's cores).
-  py::dict run(std::uint64_t n, py::object fn, const std::string& kernel_name,
-               const std::optional<std::string>& policy, bool learn_rates) {
+  py::dict run(py::object items, py::object fn, py::object kernel_arg, py::object policy_arg,
+               py::object learn_rates) {
+    const std::uint64_t n = count_arg(items, "items");
+    const std::string kernel_name = string_arg(kernel_arg, "kernel");
+    const std::optional<std::string> policy = optional_string_arg(policy_arg, "policy");
     if (n == 0) raise(Errc::invalid_argument, "items", "a run needs at least one item");
+    if (this_device() >= 0)
+      raise(Errc::invalid_argument, "run", "a run's function cannot start another run");
     if (!PyCallable_Check(fn.ptr()))
       raise(Errc::invalid_argument, "fn", "the function to run must be callable");
     auto& [kernel, host, learned] = kernel_for(kernel_name);
@@ -134,11 +147,13 @@ class PyRuntime {
       throw py::error_already_set();
     }
     if (failed) throw *failed;
-    if (learn_rates) learn(kernel, learned, stats);
+    if (PyObject_IsTrue(learn_rates.ptr()) == 1) learn(kernel, learned, stats);
     return stats_dict(stats);
   }
 
-  void set_rates(const std::string& kernel_name, std::vector<double> rates) {
+  void set_rates(py::object kernel_arg, py::object rates_arg) {
+    const std::string kernel_name = string_arg(kernel_arg, "kernel");
+    std::vector<double> rates = floats_arg(rates_arg, "rates");
     if (rates.size() != rt().devices().size())
       raise(Errc::invalid_argument, "rates",
             "one rate per device: got " + std::to_string(rates.size()) + " for " +
@@ -236,9 +251,8 @@ Runtime(devices="auto", policy="ws", fault=None, perf_model_file=None):
 devices is a spec (see baton.devices), policy one of static, weighted, ws,
 ws-topo, model. fault injects device faults ("cpu1:after=3"); perf_model_file
 is where the model policy keeps its history (None: BATON_PERF_MODEL_FILE).)")
-      .def(py::init<const std::string&, const std::optional<std::string>&,
-                    const std::optional<std::string>&, const std::optional<std::string>&>(),
-           py::arg("devices") = "auto", py::arg("policy") = py::none(),
+      .def(py::init<py::object, py::object, py::object, py::object>(),
+           py::arg("devices") = py::str("auto"), py::arg("policy") = py::none(),
            py::arg("fault") = py::none(), py::arg("perf_model_file") = py::none())
       .def_property_readonly("devices", &PyRuntime::devices,
                              "The devices, in order, as baton.devices() describes them, "
@@ -259,11 +273,11 @@ exception in fn is raised here.)")
       .def("set_rates", &PyRuntime::set_rates, py::arg("kernel"), py::arg("rates"),
            "Each device's items/s for a kernel name: the weighted policies split by them.")
       .def(
-          "failed", [](PyRuntime& r, int d) { return r.rt().failed(d); }, py::arg("device"),
-          "Device d was retired after a fault: it runs nothing more.")
+          "failed", [](PyRuntime& r, int d) { return r.rt().failed(r.device(d)); },
+          py::arg("device"), "Device d was retired after a fault: it runs nothing more.")
       .def(
-          "failure", [](PyRuntime& r, int d) { return r.rt().failure(d); }, py::arg("device"),
-          "Why device d was retired ('' while it was not).")
+          "failure", [](PyRuntime& r, int d) { return r.rt().failure(r.device(d)); },
+          py::arg("device"), "Why device d was retired ('' while it was not).")
       .def(
           "now", [](PyRuntime& r) { return r.rt().clock().now(); },
           "The devices' clock, in seconds (trace_span's times).")

@@ -95,8 +95,12 @@ def test_bad_run_arguments_are_value_errors():
             rt.set_rates("python", [1.0, 2.0])
         with pytest.raises(ValueError, match="finite"):
             rt.set_rates("python", [float("nan")])
-        with pytest.raises(TypeError):
+        with pytest.raises(ValueError, match="items"):
             rt.run(-1, lambda *a: None)
+        with pytest.raises(TypeError, match="items: expected an int, got str"):
+            rt.run("5", lambda *a: None)
+        with pytest.raises(ValueError, match="99 is not a device"):
+            rt.failed(99)
     with pytest.raises(ValueError, match="closed"):
         rt.run(5, lambda *a: None)
 
