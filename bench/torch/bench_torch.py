@@ -7,6 +7,7 @@ in every step), bf16 autocast, channels_last for the CNN, AdamW:
   whole     baton.torch on the whole GPU, the batch as one micro-batch
   POLICY    baton.torch on SM partitions (--partitions) under each policy of
             --policies; static is the equal split
+  ws+graphs ws on the partitions, each replica's pass replayed as a CUDA graph
   cpu       baton.torch on the host's CPU beside the whole GPU (ws), against
             `whole` at the same micro-batch
 Prints a table per model (samples/s, MFU, the step split, the ratios to plain
@@ -90,10 +91,10 @@ def plain(model, loss_fn, x, y, steps, warmup):
     return {"step_s": times}
 
 
-def balanced(model, loss_fn, x, y, steps, warmup, spec, policy, micro_batch):
+def balanced(model, loss_fn, x, y, steps, warmup, spec, policy, micro_batch, graphs=False):
     times, split, ideal, per_device = [], [], [], []
     with baton.torch.Balanced(model, adamw, devices=spec, policy=policy, micro_batch=micro_batch,
-                              autocast=torch.bfloat16, perf_model_file="") as bal:
+                              autocast=torch.bfloat16, perf_model_file="", cuda_graphs=graphs) as bal:
         for s in range(warmup + steps):
             t = time.perf_counter()
             bal.step(x, y, loss_fn)
@@ -124,7 +125,7 @@ def main():
     ap.add_argument("--gpu", type=int, default=0)
     ap.add_argument("--partitions", default="64+32+16+8")
     ap.add_argument("--policies", default="static,weighted,ws,model")
-    ap.add_argument("--runs", default="plain,whole,partitions,cpu")
+    ap.add_argument("--runs", default="plain,whole,partitions,graphs,cpu")
     ap.add_argument("--json-out")
     a = ap.parse_args()
 
@@ -145,10 +146,14 @@ def main():
         for p in a.policies.split(","):
             runs[p] = balanced(model, loss_fn, x, y, a.steps, a.warmup,
                                f"cuda:{a.gpu}/{a.partitions}", p, a.micro_batch)
+    if "graphs" in wanted:
+        runs["ws+graphs"] = balanced(model, loss_fn, x, y, a.steps, a.warmup,
+                                     f"cuda:{a.gpu}/{a.partitions}", "ws", a.micro_batch, graphs=True)
     if "cpu" in wanted:
         runs["gpu alone"] = balanced(model, loss_fn, x, y, a.steps, a.warmup, f"cuda:{a.gpu}", "ws", a.micro_batch)
         runs["cpu+gpu"] = balanced(model, loss_fn, x, y, a.steps, a.warmup, f"cpu,cuda:{a.gpu}", "ws", a.micro_batch)
 
+    on_partitions = set(a.policies.split(",")) | {"ws+graphs"}
     rate = {k: a.batch * per_item / median(r["step_s"]) for k, r in runs.items()}
     print(f"{a.model} on {name}, batch {a.batch}, micro-batch {a.micro_batch} on partitions "
           f"{a.partitions}, {fps / per_item / 1e9:.2f} GFLOP per {unit[:-1]} (counted), "
@@ -164,8 +169,8 @@ def main():
         mfu = rate[k] / per_item * fps / peak if peak else float("nan")
         mbs = r.get("micro_batches", [{}])[-1]
         print(f"{k:<10} {rate[k]:>12.0f} {100 * mfu:>5.1f}% {ms('fwd_bwd'):>8} {ms('reduce'):>7} "
-              f"{ms('update'):>7} {vs('plain'):>8} {vs('static') if k in a.policies else '-':>8} "
-              f"{rate[k] / ideal if k in a.policies else float('nan'):>8.3f}  "
+              f"{ms('update'):>7} {vs('plain'):>8} {vs('static') if k in on_partitions else '-':>8} "
+              f"{rate[k] / ideal if k in on_partitions else float('nan'):>8.3f}  "
               f"{' '.join(f'{n}:{c}' for n, c in mbs.items())}")
     if a.json_out:
         with open(a.json_out, "w") as f:

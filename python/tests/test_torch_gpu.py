@@ -77,16 +77,18 @@ def reference(model, batches, mb):
     return model
 
 
-@pytest.mark.parametrize("spec", ["cuda:0/64+32+16+8", "cpu,cuda:0", "cuda:0"])
-@pytest.mark.parametrize("policy", ["static", "ws"])
-def test_gpu_training_equals_one_device_and_replicas_agree(spec, policy):
+@pytest.mark.parametrize("spec, policy, graphs", [
+    ("cuda:0/64+32+16+8", "static", False), ("cuda:0/64+32+16+8", "ws", False),
+    ("cuda:0/64+32+16+8", "ws", True), ("cpu,cuda:0", "ws", False), ("cuda:0", "ws", True)])
+def test_gpu_training_equals_one_device_and_replicas_agree(spec, policy, graphs):
     model = small_cnn()
     g = torch.Generator().manual_seed(3)
     batches = [(torch.randn(64, 3, 16, 16, generator=g), torch.randint(0, 10, (64,), generator=g))
-               for _ in range(3)]
+               for _ in range(4)]
     ref = reference(model, batches, 8)
     sgd = lambda p: torch.optim.SGD(p, lr=0.1)  # noqa: E731
-    with baton.torch.Balanced(model, sgd, devices=spec, policy=policy, micro_batch=8) as bal:
+    with baton.torch.Balanced(model, sgd, devices=spec, policy=policy, micro_batch=8,
+                              cuda_graphs=graphs) as bal:
         for x, y in batches:
             bal.step(x, y, F.cross_entropy)
         for p, q in zip(bal.module.parameters(), ref.parameters()):

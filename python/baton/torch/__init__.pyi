@@ -16,6 +16,7 @@ class Balanced:
         report: Optional[str] = None,
         fault: Optional[str] = None,
         perf_model_file: Optional[str] = None,
+        cuda_graphs: bool = False,
     ) -> None: ...
     @property
     def module(self) -> torch.nn.Module: ...

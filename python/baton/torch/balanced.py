@@ -9,6 +9,7 @@ import torch
 
 from .. import Runtime, UsageError
 from .gradients import sum_gradients
+from .graphs import GraphedPass
 from .placement import master_index, torch_device
 from .replicas import broadcast, check_on_host, make_replicas
 
@@ -42,13 +43,18 @@ class Balanced:
     each step's micro-batches.
     micro_batch: samples per micro-batch (default: a batch cut in 8 per device).
     autocast: a dtype (torch.bfloat16) to run forward and loss under autocast.
+    cuda_graphs: on CUDA devices, capture each replica's forward and backward at
+    the micro-batch size once (after an eager pass) and replay it: for launch-
+    bound steps. The model and loss_fn must then be capturable (static shapes,
+    no host synchronisation).
     trace, report: a Chrome/Perfetto trace file and an HTML report folder,
     written by close(), as `baton train --trace/--report` writes them.
     fault: inject device faults ("cpu1:after=3"), to see a step go on without one.
     """
 
     def __init__(self, model, make_optimizer, devices="auto", policy="ws", micro_batch=None,
-                 autocast=None, trace=None, report=None, fault=None, perf_model_file=None):
+                 autocast=None, trace=None, report=None, fault=None, perf_model_file=None,
+                 cuda_graphs=False):
         check_on_host(model)
         if micro_batch is not None and (not isinstance(micro_batch, int) or micro_batch < 1):
             raise ValueError(f"micro_batch: a positive number of samples, not {micro_batch!r}")
@@ -70,6 +76,7 @@ class Balanced:
         self._policy = policy
         self._micro_batch = micro_batch
         self._autocast = autocast
+        self._graphs = {} if cuda_graphs else None  # (device, micro-batch) -> GraphedPass
         self._name = type(model).__name__
         self._streams = {}
         self._steps = []
@@ -124,6 +131,11 @@ class Balanced:
             with self._stream(device, stream):
                 for i in range(begin, end):
                     lo, hi = i * mb, min(n, (i + 1) * mb)
+                    if stream and self._graphs is not None and hi - lo == mb:
+                        graphed = self._graphed(device, model, loss_fn, inputs[lo:hi], targets[lo:hi])
+                        if graphed is not None:
+                            losses[i] = graphed.run(inputs[lo:hi], targets[lo:hi], (hi - lo) / n)
+                            continue
                     x = inputs[lo:hi].to(dev, non_blocking=True)
                     y = targets[lo:hi].to(dev, non_blocking=True)
                     with self._autocast_ctx(dev):
@@ -140,8 +152,7 @@ class Balanced:
         c0 = self._rt.now()
         failed_before = [self._rt.failed(d) for d in range(len(self._devices))]
         while True:
-            for r in self._replicas:
-                r.zero_grad(set_to_none=True)
+            self._zero_grads()
             stats = self._rt.run(count, run, kernel=kernel, learn_rates=True)
             lost = [d for d in range(len(self._devices))
                     if self._rt.failed(d) and not failed_before[d]]
@@ -169,6 +180,29 @@ class Balanced:
         self._steps.append({"step": len(self._steps) + 1, "loss": loss, "seconds": t3 - t0,
                             "samples": n})
         return loss
+
+    def _zero_grads(self):
+        if self._graphs is None:
+            for r in self._replicas:
+                r.zero_grad(set_to_none=True)
+            return
+        # Graphs add into these very tensors: zeroed in place, before any device starts.
+        for r in self._replicas:
+            grads = [p.grad for p in r.parameters() if p.grad is not None]
+            if grads:
+                torch._foreach_zero_(grads)
+        self._sync()
+
+    def _graphed(self, device, model, loss_fn, x, y):
+        """The device's graph at this micro-batch size; None until an eager pass made the grads."""
+        key = (device, x.shape[0])
+        if key not in self._graphs:
+            if any(p.grad is None for p in model.parameters() if p.requires_grad):
+                return None
+            self._graphs[key] = GraphedPass(model, loss_fn, x, y,
+                                            lambda: self._autocast_ctx(self._devices[device]),
+                                            torch.cuda.current_stream(self._devices[device]))
+        return self._graphs[key]
 
     def _sync(self):
         for d in set(self._devices):

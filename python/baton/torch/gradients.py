@@ -65,5 +65,7 @@ def sum_gradients(replicas, devices, master):
     else:
         summed = leads.get(home, [None] * len(params))
     for p, g in zip(params, summed):
-        if g is not p.grad:
+        if g is None or p.grad is None:
             p.grad = g
+        elif g is not p.grad:
+            p.grad.copy_(g)  # the same tensor: a CUDA graph adds into it
