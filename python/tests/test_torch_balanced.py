@@ -1,4 +1,5 @@
 import copy
+import json
 import math
 
 import pytest
@@ -68,6 +69,10 @@ def test_training_over_two_devices_equals_one_device(policy, tmp_path):
     assert stats["micro_batches"] == 8
     assert sum(d["micro_batches"] for d in stats["devices"]) == 8
     assert set(stats["seconds"]) == {"fwd_bwd", "reduce", "update"}
+    if policy == "model":  # its performance models persist, per model and micro-batch size
+        models = json.loads((tmp_path / "m.json").read_text())["models"]
+        assert {m["kernel"] for m in models} == {"torch.Sequential.mb8"}
+        assert {m["device"].split(" ")[0] for m in models} == {"cpu0", "cpu1"}
 
 
 def test_resnet18_at_32x32_trains_identically_on_both_replicas():
@@ -146,3 +151,11 @@ def test_a_model_off_the_host_is_refused():
         baton.torch.Balanced(model, sgd, devices="cpu")
     with pytest.raises(ValueError, match="torch.nn.Module"):
         baton.torch.Balanced(lambda x: x, sgd, devices="cpu")
+
+
+def test_losing_the_device_that_holds_the_weights_is_a_device_error():
+    with baton.torch.Balanced(small_cnn(), sgd, devices="cpu:2", policy="static", micro_batch=4,
+                              fault="cpu0:after=1") as bal:
+        bal.step(*batch(16, 0), F.cross_entropy)
+        with pytest.raises(baton.DeviceError, match="cpu0"):
+            bal.step(*batch(16, 1), F.cross_entropy)

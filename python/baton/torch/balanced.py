@@ -7,7 +7,7 @@ import time
 
 import torch
 
-from .. import Runtime, UsageError
+from .. import DeviceError, Runtime, UsageError
 from .gradients import sum_gradients
 from .graphs import GraphedPass
 from .placement import master_index, torch_device
@@ -161,9 +161,9 @@ class Balanced:
             # A device failed mid-step: what it summed is lost with it, so the
             # step runs again on the others.
             failed_before = [self._rt.failed(d) for d in range(len(self._devices))]
-            if lost and self._master in lost:
-                raise UsageError(f"invalid argument ({self._infos[self._master]['name']}): the "
-                                 "device holding the optimizer's weights failed")
+            if self._master in lost:
+                raise DeviceError(f"device failed ({self._infos[self._master]['name']}): it held "
+                                  "the optimizer's weights: " + self._rt.failure(self._master))
         t1 = time.perf_counter()
         sum_gradients(self._replicas, self._devices, self._master)
         self._sync()
