@@ -46,7 +46,7 @@ setup(
     version="0.1.0",
     description="Spreads AI-training work over every GPU, CPU and OpenCL device of a machine",
     package_dir={"": "python"},
-    packages=["baton", "baton.torch"],
+    packages=["baton", "baton.torch", "baton.torch.distributed"],
     package_data={"baton": ["*.pyi", "py.typed"], "baton.torch": ["*.pyi"]},
     ext_modules=[Extension("baton._baton", sources=[])],
     cmdclass={"build_ext": CMakeBuild},

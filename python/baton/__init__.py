@@ -17,10 +17,12 @@ from ._baton import (
     DeviceError,
     Error,
     OutOfMemoryError,
+    RateWindow,
     Runtime,
     UsageError,
     device_spec_help,
     devices,
+    split_by_rates,
 )
 from ._commands import bench, sweep, train
 
@@ -32,11 +34,13 @@ __all__ = [
     "Error",
     "OutOfMemoryError",
     "POLICIES",
+    "RateWindow",
     "Runtime",
     "UsageError",
     "bench",
     "device_spec_help",
     "devices",
+    "split_by_rates",
     "sweep",
     "train",
 ]

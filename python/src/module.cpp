@@ -5,6 +5,7 @@
 #include "devices.hpp"
 #include "errors.hpp"
 #include "runtime.hpp"
+#include "shares.hpp"
 
 PYBIND11_MODULE(_baton, m) {
   m.doc() = "baton's runtime, devices and commands (see the package baton)";
@@ -12,4 +13,5 @@ PYBIND11_MODULE(_baton, m) {
   baton::python::bind_devices(m);
   baton::python::bind_runtime(m);
   baton::python::bind_commands(m);
+  baton::python::bind_shares(m);
 }

@@ -1,0 +1,127 @@
+"""Each rank's share of every step's global batch, agreed by all ranks."""
+
+import contextlib
+import socket
+import time
+
+import torch
+import torch.distributed as dist
+
+from ... import RateWindow, split_by_rates
+
+
+class Shares:
+    """The ranks' shares of each step's batch, cut by their measured rates.
+
+    A step's split is fixed the first time it is asked for (by the sampler,
+    ahead of the step), from the rates known then; every rank asks at the
+    same point of its loop, so all cut alike, and end_step() checks that they
+    did. Rates: each rank's samples over the time from begin_step() to its
+    last gradient bucket (the hook notes it: the wait for slower ranks in the
+    all-reduce is not counted), the median of its last five steps, gathered
+    in one all-gather per step. The first step pays one-time costs and is
+    not learned from.
+    """
+
+    def __init__(self, global_batch, group=None):
+        self.group = group
+        self.rank = dist.get_rank(group)
+        self.world_size = dist.get_world_size(group)
+        self.host = socket.gethostname()
+        if not isinstance(global_batch, int) or global_batch < self.world_size:
+            raise ValueError(f"{self.where}: a global batch of {global_batch!r} samples is smaller "
+                             f"than the {self.world_size} ranks (each runs at least one)")
+        self.global_batch = global_batch
+        self.rates = [1.0] * self.world_size
+        self._seen = [RateWindow() for _ in range(self.world_size)]
+        self._splits = {}
+        self.steps_begun = 0
+        nccl = dist.get_backend(group) == "nccl"
+        self._device = torch.device("cuda", torch.cuda.current_device()) if nccl else torch.device("cpu")
+        self._t0 = self._ready = None
+
+    @property
+    def where(self):
+        return f"rank {self.rank} ({self.host})"
+
+    def split(self, step, size=None):
+        """Samples per rank at `step` (from 1) of a batch of `size` (default: the global batch)."""
+        if step not in self._splits:
+            size = self.global_batch if size is None else size
+            self._splits[step] = (size, split_by_rates(size, self.rates))
+            for old in [s for s in self._splits if s < step - 16]:
+                del self._splits[old]
+        return self._splits[step][1]
+
+    def share(self, step=None):
+        """(first sample, samples) of this rank at `step` (default: the current one)."""
+        split = self.split(self.steps_begun if step is None else step)
+        return sum(split[: self.rank]), split[self.rank]
+
+    def weight(self):
+        """This rank's samples over the step's global batch."""
+        size, split = self._splits.get(self.steps_begun) or (self.global_batch,
+                                                             self.split(self.steps_begun))
+        return split[self.rank] / size
+
+    def begin_step(self):
+        self.steps_begun += 1
+        self._ready = None
+        self._t0 = self._clock_mark()
+
+    def note_gradients_ready(self):
+        """Called by the hooks for each bucket: the last call ends this rank's compute."""
+        self._ready = self._clock_mark()
+
+    def end_step(self):
+        """Learns every rank's rate from the step just run (a collective)."""
+        step = self.steps_begun
+        split = self.split(step)
+        seconds = self._seconds(self._t0, self._ready or self._clock_mark())
+        rate = split[self.rank] / seconds if step > 1 and seconds > 0 else 0.0
+        fingerprint = float(sum((i + 1) * (n + 1) for i, n in enumerate(split)))
+        mine = torch.tensor([rate, fingerprint], dtype=torch.float64, device=self._device)
+        parts = [torch.empty_like(mine) for _ in range(self.world_size)]
+        dist.all_gather(parts, mine, group=self.group)  # Gloo has no all_gather_into_tensor
+        everyone = torch.cat(parts).cpu().tolist()
+        prints = everyone[1::2]
+        if any(p != prints[0] for p in prints):
+            raise RuntimeError(f"{self.where}: the ranks cut step {step}'s batch differently; give "
+                               "every rank's DataLoader the same settings (workers, prefetch)")
+        for r, seen_rate in enumerate(everyone[0::2]):
+            if seen_rate > 0:
+                self.rates[r] = self._seen[r].add(seen_rate)
+
+    @contextlib.contextmanager
+    def step(self):
+        """begin_step() ... end_step() around a step's forward and backward."""
+        self.begin_step()
+        yield self
+        self.end_step()
+
+    def state_dict(self):
+        return {"rates": list(self.rates), "steps_begun": self.steps_begun,
+                "world_size": self.world_size}
+
+    def load_state_dict(self, state):
+        if state["world_size"] != self.world_size:
+            raise ValueError(f"{self.where}: the checkpoint holds {state['world_size']} ranks' "
+                             f"rates, this job has {self.world_size}")
+        self.rates = list(state["rates"])
+        self.steps_begun = state["steps_begun"]
+        self._splits.clear()
+        for w in self._seen:
+            w.clear()
+
+    def _clock_mark(self):
+        if self._device.type == "cuda":
+            e = torch.cuda.Event(enable_timing=True)
+            e.record()
+            return e
+        return time.perf_counter()
+
+    def _seconds(self, start, end):
+        if self._device.type == "cuda":
+            end.synchronize()
+            return start.elapsed_time(end) / 1e3
+        return end - start

@@ -1,0 +1,92 @@
+"""One rank of a DDP job under Gloo, for test_distributed.py.
+
+  RANK=0 WORLD_SIZE=2 MASTER_PORT=... python3 ddp_job.py --mode balanced --out r0.json
+--mode balanced: BalancedSampler + weighted hook; equal: equal halves and DDP's own hook.
+Rank 1 sleeps --slow-ms per sample in forward. Writes each step's indices, share,
+global loss and time, and (rank 0) the final weights.
+"""
+
+import argparse
+import json
+import time
+
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+import baton.torch.distributed as bd
+
+
+def make_model():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(16, 64), torch.nn.ReLU(), torch.nn.Linear(64, 4))
+
+
+def make_data(n):
+    g = torch.Generator().manual_seed(1)
+    return torch.randn(n, 16, generator=g), torch.randint(0, 4, (n,), generator=g)
+
+
+class Slowed(torch.nn.Module):
+    def __init__(self, inner, ms_per_sample):
+        super().__init__()
+        self.inner, self.ms = inner, ms_per_sample
+
+    def forward(self, x):
+        time.sleep(self.ms * 1e-3 * x.shape[0])
+        return self.inner(x)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mode", choices=["balanced", "equal"], default="balanced")
+    ap.add_argument("--hook", choices=["fp32", "bf16"], default="fp32")
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--steps", type=int, default=12)
+    ap.add_argument("--slow-ms", type=float, default=3.0)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    torch.set_num_threads(1)
+    launch = bd.init_process_group("gloo", timeout_s=60)
+    x, y = make_data(a.batch * a.steps)
+    model = Slowed(make_model(), a.slow_ms if launch.rank == 1 else 0.0)
+    ddp = DDP(model)
+    opt = torch.optim.SGD(ddp.parameters(), lr=0.1)
+    record = []
+    if a.mode == "balanced":
+        shares = bd.Shares(a.batch)
+        hook = bd.weighted_bf16_allreduce_hook if a.hook == "bf16" else bd.weighted_allreduce_hook
+        ddp.register_comm_hook(shares, hook)
+        batches = iter(bd.BalancedSampler(len(x), shares, shuffle=False))
+    else:
+        half = a.batch // 2
+        batches = (list(range(s * a.batch + launch.rank * half, s * a.batch + (launch.rank + 1) * half))
+                   for s in range(a.steps))
+    for idx in batches:
+        t = time.perf_counter()
+        if a.mode == "balanced":
+            with shares.step():
+                loss = F.cross_entropy(ddp(x[idx]), y[idx])
+                loss.backward()
+            weight = shares.weight()
+        else:
+            loss = F.cross_entropy(ddp(x[idx]), y[idx])
+            loss.backward()
+            weight = 0.5
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        seconds = time.perf_counter() - t
+        total = torch.tensor([float(loss) * weight])
+        dist.all_reduce(total)
+        record.append({"indices": idx, "loss": total.item(), "seconds": seconds})
+    out = {"rank": launch.rank, "launcher": launch.launcher, "steps": record}
+    if launch.rank == 0:
+        out["weights"] = [p.detach().flatten().tolist() for p in model.inner.parameters()]
+    with open(a.out, "w") as f:
+        json.dump(out, f)
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+"""Two processes under Gloo: shares by rate, weighted gradients, every sample once."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+
+import pytest
+
+torch = pytest.importorskip("torch")
+import torch.nn.functional as F  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from ddp_job import make_data, make_model  # noqa: E402
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_job(tmp_path, name, *args, world=2, env_style="torchrun"):
+    port = free_port()
+    procs = []
+    for rank in range(world):
+        env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port),
+                   OMP_NUM_THREADS="1", BATON_PERF_MODEL_FILE="")
+        if env_style == "torchrun":
+            env.update(RANK=str(rank), WORLD_SIZE=str(world), LOCAL_RANK=str(rank))
+        else:
+            env.update(OMPI_COMM_WORLD_RANK=str(rank), OMPI_COMM_WORLD_SIZE=str(world),
+                       OMPI_COMM_WORLD_LOCAL_RANK=str(rank))
+        out = tmp_path / f"{name}{rank}.json"
+        procs.append((subprocess.Popen([sys.executable, os.path.join(HERE, "ddp_job.py"),
+                                        "--out", str(out), *args], env=env,
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
+                      out))
+    results = []
+    for p, out in procs:
+        _, err = p.communicate(timeout=240)
+        assert p.returncode == 0, err[-3000:]
+        results.append(json.loads(out.read_text()))
+    return results
+
+
+def one_process(batch, steps):
+    """The same global batches on one process: what the ranks together must equal."""
+    x, y = make_data(batch * steps)
+    model = make_model()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    losses = []
+    for s in range(steps):
+        loss = F.cross_entropy(model(x[s * batch:(s + 1) * batch]), y[s * batch:(s + 1) * batch])
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        losses.append(float(loss))
+    return losses, [p.detach().flatten() for p in model.parameters()]
+
+
+def test_a_slowed_rank_gets_less_and_the_job_equals_one_process(tmp_path):
+    balanced = run_job(tmp_path, "b", "--mode", "balanced", "--steps", "14")
+    equal = run_job(tmp_path, "e", "--mode", "equal", "--steps", "14", env_style="mpirun")
+    assert {r["launcher"] for r in balanced} == {"torchrun"}
+    assert {r["launcher"] for r in equal} == {"mpirun"}
+    ref_losses, ref_weights = one_process(32, 14)
+    # The losses and the weights of one process on the same global batches.
+    assert [s["loss"] for s in balanced[0]["steps"]] == pytest.approx(ref_losses, rel=1e-5)
+    for w, ref in zip(balanced[0]["weights"], ref_weights):
+        torch.testing.assert_close(torch.tensor(w), ref, rtol=1e-5, atol=1e-6)
+    # Every sample once: the ranks' indices cover the epoch without overlap.
+    seen = sorted(i for r in balanced for s in r["steps"] for i in s["indices"])
+    assert seen == list(range(32 * 14))
+    # The slowed rank (3 ms a sample) ends with a small share...
+    last = [len(r["steps"][-1]["indices"]) for r in balanced]
+    assert last[1] < last[0] / 2, last
+    # ...and the step takes less than with equal halves (the last five steps).
+    def tail(results):
+        return sorted(max(r["steps"][s]["seconds"] for r in results) for s in range(-5, 0))[2]
+    assert tail(balanced) < 0.7 * tail(equal), (tail(balanced), tail(equal))
+
+
+def test_bf16_compression_composes_with_the_weights(tmp_path):
+    results = run_job(tmp_path, "c", "--mode", "balanced", "--hook", "bf16", "--steps", "6")
+    ref_losses, _ = one_process(32, 6)
+    # bf16 rounds each all-reduced gradient: the losses follow closely, not exactly.
+    assert [s["loss"] for s in results[0]["steps"]] == pytest.approx(ref_losses, rel=2e-2)
+
+
+def test_launcher_environments_are_read():
+    import baton.torch.distributed as bd
+
+    l = bd.Launch.from_env({"SLURM_PROCID": "3", "SLURM_NTASKS": "8", "SLURM_LOCALID": "1"})
+    assert (l.launcher, l.rank, l.world_size, l.local_rank) == ("srun", 3, 8, 1)
+    l = bd.Launch.from_env({"OMPI_COMM_WORLD_RANK": "1", "OMPI_COMM_WORLD_SIZE": "2"})
+    assert (l.launcher, l.rank, l.world_size) == ("mpirun", 1, 2)
+    with pytest.raises(ValueError, match="no launcher"):
+        bd.Launch.from_env({})
+    with pytest.raises(ValueError, match="rank 5 is not in a world of 2"):
+        bd.Launch.from_env({"RANK": "5", "WORLD_SIZE": "2"})
+    with pytest.raises(ValueError, match="world size 4 given, but torchrun started 2"):
+        bd.init_process_group(world_size=4, env={"RANK": "0", "WORLD_SIZE": "2"})
