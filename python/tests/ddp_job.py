@@ -1,7 +1,8 @@
 """One rank of a DDP job under Gloo, for test_distributed.py.
 
   RANK=0 WORLD_SIZE=2 MASTER_PORT=... python3 ddp_job.py --mode balanced --out r0.json
---mode balanced: BalancedSampler + weighted hook; equal: equal halves and DDP's own hook.
+--mode balanced: BalancedSampler + weighted hook; equal: equal halves and DDP's own hook;
+devices: each rank trains its share over two cpu devices (baton.torch.Balanced).
 Rank 1 sleeps --slow-ms per sample in forward. Writes each step's indices, share,
 global loss and time, and (rank 0) the final weights.
 """
@@ -40,17 +41,20 @@ class Slowed(torch.nn.Module):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--mode", choices=["balanced", "equal"], default="balanced")
+    ap.add_argument("--mode", choices=["balanced", "equal", "devices"], default="balanced")
     ap.add_argument("--hook", choices=["fp32", "bf16"], default="fp32")
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--steps", type=int, default=12)
     ap.add_argument("--slow-ms", type=float, default=3.0)
+    ap.add_argument("--die-at", type=int, default=0, help="rank 1 raises at this step")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     torch.set_num_threads(1)
     launch = bd.init_process_group("gloo", timeout_s=60)
     x, y = make_data(a.batch * a.steps)
     model = Slowed(make_model(), a.slow_ms if launch.rank == 1 else 0.0)
+    if a.mode == "devices":
+        return train_over_devices(a, launch, model, x, y)
     ddp = DDP(model)
     opt = torch.optim.SGD(ddp.parameters(), lr=0.1)
     record = []
@@ -63,7 +67,9 @@ def main():
         half = a.batch // 2
         batches = (list(range(s * a.batch + launch.rank * half, s * a.batch + (launch.rank + 1) * half))
                    for s in range(a.steps))
-    for idx in batches:
+    for step, idx in enumerate(batches, 1):
+        if launch.rank == 1 and step == a.die_at:
+            raise RuntimeError(f"planted failure at step {step}")
         t = time.perf_counter()
         if a.mode == "balanced":
             with shares.step():
@@ -80,9 +86,28 @@ def main():
         total = torch.tensor([float(loss) * weight])
         dist.all_reduce(total)
         record.append({"indices": idx, "loss": total.item(), "seconds": seconds})
+    finish(a, launch, record, model.inner)
+
+
+def train_over_devices(a, launch, model, x, y):
+    import baton.torch
+
+    shares = bd.Shares(a.batch)
+    record = []
+    sgd = lambda p: torch.optim.SGD(p, lr=0.1)  # noqa: E731
+    with baton.torch.Balanced(model, sgd, devices="cpu:2", policy="ws", micro_batch=4,
+                              shares=shares) as bal:
+        for idx in bd.BalancedSampler(len(x), shares, shuffle=False):
+            t = time.perf_counter()
+            loss = bal.step(x[idx], y[idx], F.cross_entropy)
+            record.append({"indices": idx, "loss": loss, "seconds": time.perf_counter() - t})
+        finish(a, launch, record, bal.module.inner)
+
+
+def finish(a, launch, record, model):
     out = {"rank": launch.rank, "launcher": launch.launcher, "steps": record}
     if launch.rank == 0:
-        out["weights"] = [p.detach().flatten().tolist() for p in model.inner.parameters()]
+        out["weights"] = [p.detach().flatten().tolist() for p in model.parameters()]
     with open(a.out, "w") as f:
         json.dump(out, f)
     dist.destroy_process_group()

@@ -22,7 +22,7 @@ def free_port():
         return s.getsockname()[1]
 
 
-def run_job(tmp_path, name, *args, world=2, env_style="torchrun"):
+def run_job(tmp_path, name, *args, world=2, env_style="torchrun", check=True):
     port = free_port()
     procs = []
     for rank in range(world):
@@ -41,6 +41,9 @@ def run_job(tmp_path, name, *args, world=2, env_style="torchrun"):
     results = []
     for p, out in procs:
         _, err = p.communicate(timeout=240)
+        if not check:
+            results.append((p.returncode, err))
+            continue
         assert p.returncode == 0, err[-3000:]
         results.append(json.loads(out.read_text()))
     return results
@@ -83,11 +86,29 @@ def test_a_slowed_rank_gets_less_and_the_job_equals_one_process(tmp_path):
     assert tail(balanced) < 0.7 * tail(equal), (tail(balanced), tail(equal))
 
 
+def test_ranks_of_several_devices_each_equal_one_process(tmp_path):
+    results = run_job(tmp_path, "d", "--mode", "devices", "--steps", "8", "--slow-ms", "1")
+    ref_losses, ref_weights = one_process(32, 8)
+    assert [s["loss"] for s in results[0]["steps"]] == pytest.approx(ref_losses, rel=1e-5)
+    assert [s["loss"] for s in results[1]["steps"]] == pytest.approx(ref_losses, rel=1e-5)
+    for w, ref in zip(results[0]["weights"], ref_weights):
+        torch.testing.assert_close(torch.tensor(w), ref, rtol=1e-5, atol=1e-6)
+    seen = sorted(i for r in results for s in r["steps"] for i in s["indices"])
+    assert seen == list(range(32 * 8))
+
+
 def test_bf16_compression_composes_with_the_weights(tmp_path):
     results = run_job(tmp_path, "c", "--mode", "balanced", "--hook", "bf16", "--steps", "6")
     ref_losses, _ = one_process(32, 6)
     # bf16 rounds each all-reduced gradient: the losses follow closely, not exactly.
     assert [s["loss"] for s in results[0]["steps"]] == pytest.approx(ref_losses, rel=2e-2)
+
+
+def test_a_rank_that_dies_is_named_and_the_others_do_not_hang(tmp_path):
+    (rc0, err0), (rc1, err1) = run_job(tmp_path, "x", "--steps", "6", "--die-at", "3", check=False)
+    assert rc1 != 0 and "baton: rank 1 (" in err1 and "planted failure at step 3" in err1
+    assert rc0 != 0, err0[-2000:]  # not hung: the others fail too, naming themselves
+    assert "rank 0 (" in err0
 
 
 def test_launcher_environments_are_read():

@@ -8,6 +8,7 @@ import time
 import torch
 
 from .. import DeviceError, Runtime, UsageError
+from .distributed.across_ranks import sum_weighted
 from .gradients import sum_gradients
 from .graphs import GraphedPass
 from .placement import master_index, torch_device
@@ -50,11 +51,14 @@ class Balanced:
     trace, report: a Chrome/Perfetto trace file and an HTML report folder,
     written by close(), as `baton train --trace/--report` writes them.
     fault: inject device faults ("cpu1:after=3"), to see a step go on without one.
+    shares: a baton.torch.distributed.Shares, where this is one rank of a job:
+    step() then takes the rank's share of the batch, and the gradients of the
+    rank's devices, summed, are summed over the ranks weighted by their shares.
     """
 
     def __init__(self, model, make_optimizer, devices="auto", policy="ws", micro_batch=None,
                  autocast=None, trace=None, report=None, fault=None, perf_model_file=None,
-                 cuda_graphs=False):
+                 cuda_graphs=False, shares=None):
         check_on_host(model)
         if micro_batch is not None and (not isinstance(micro_batch, int) or micro_batch < 1):
             raise ValueError(f"micro_batch: a positive number of samples, not {micro_batch!r}")
@@ -77,6 +81,7 @@ class Balanced:
         self._micro_batch = micro_batch
         self._autocast = autocast
         self._graphs = {} if cuda_graphs else None  # (device, micro-batch) -> GraphedPass
+        self._shares = shares
         self._name = type(model).__name__
         self._streams = {}
         self._steps = []
@@ -148,6 +153,8 @@ class Balanced:
                     losses[i] = loss.detach()
 
         kernel = f"torch.{self._name}.mb{mb}"
+        if self._shares:
+            self._shares.begin_step()
         t0 = time.perf_counter()
         c0 = self._rt.now()
         failed_before = [self._rt.failed(d) for d in range(len(self._devices))]
@@ -165,14 +172,19 @@ class Balanced:
                 raise DeviceError(f"device failed ({self._infos[self._master]['name']}): it held "
                                   "the optimizer's weights: " + self._rt.failure(self._master))
         t1 = time.perf_counter()
-        sum_gradients(self._replicas, self._devices, self._master)
+        params = sum_gradients(self._replicas, self._devices, self._master)
+        loss = sum(float(l) * (min(n, (i + 1) * mb) - i * mb) for i, l in enumerate(losses)) / n
+        if self._shares:
+            self._shares.note_gradients_ready()
+            loss = self._sum_over_ranks(params, loss)
         self._sync()
         t2 = time.perf_counter()
         self.optimizer.step()
         broadcast(self._replicas, self._devices, self._master)
         self._sync()
         t3 = time.perf_counter()
-        loss = sum(float(l) * (min(n, (i + 1) * mb) - i * mb) for i, l in enumerate(losses)) / n
+        if self._shares:
+            self._shares.end_step()
         if self._recording:
             self._rt.trace_span(f"step {len(self._steps) + 1}", c0, self._rt.now())
         self._last = {"run": stats, "micro_batch": mb, "micro_batches": count,
@@ -180,6 +192,15 @@ class Balanced:
         self._steps.append({"step": len(self._steps) + 1, "loss": loss, "seconds": t3 - t0,
                             "samples": n})
         return loss
+
+    def _sum_over_ranks(self, params, loss):
+        """The ranks' gradients and losses summed, each weighted by its share."""
+        for p in params:
+            if p.grad is None:
+                p.grad = torch.zeros_like(p)
+        total = torch.tensor([loss], dtype=params[0].grad.dtype, device=params[0].device)
+        sum_weighted([p.grad for p in params] + [total], self._shares)
+        return float(total)
 
     def _zero_grads(self):
         if self._graphs is None:

@@ -29,7 +29,7 @@ def _sum_in_place(lead, others):
 
 
 def sum_gradients(replicas, devices, master):
-    """Leaves the sum of every replica's gradients in the master's .grad."""
+    """Leaves the sum of every replica's gradients in the master's .grad; returns its parameters."""
     params = [p for p in replicas[master].parameters() if p.requires_grad]
     per_memory = {}
     for i, dev in enumerate(devices):
@@ -69,3 +69,4 @@ def sum_gradients(replicas, devices, master):
             p.grad = g
         elif g is not p.grad:
             p.grad.copy_(g)  # the same tensor: a CUDA graph adds into it
+    return params

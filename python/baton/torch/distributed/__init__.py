@@ -15,13 +15,16 @@ A rank's share of each step's global batch follows its measured rate (its
 samples over the time its forward and backward took, the median of its last
 five steps), agreed by every rank through torch.distributed; the hook weights
 each rank's gradient by its share before a summing all-reduce, so the step's
-gradient is the global batch's, however it was cut.
+gradient is the global batch's, however it was cut. Within a rank, several
+devices (a GPU's partitions, GPU and CPU) train through
+baton.torch.Balanced(..., shares=shares): the rank's devices first, then the ranks.
 """
 
+from .across_ranks import sum_weighted
 from .hooks import weighted_allreduce_hook, weighted_bf16_allreduce_hook
 from .launch import Launch, init_process_group
 from .sampler import BalancedSampler
 from .shares import Shares
 
-__all__ = ["BalancedSampler", "Launch", "Shares", "init_process_group",
+__all__ = ["BalancedSampler", "Launch", "Shares", "init_process_group", "sum_weighted",
            "weighted_allreduce_hook", "weighted_bf16_allreduce_hook"]

@@ -4,6 +4,7 @@ import dataclasses
 import datetime
 import os
 import socket
+import sys
 
 import torch.distributed as dist
 
@@ -56,4 +57,18 @@ def init_process_group(backend="gloo", world_size=None, timeout_s=120, env=None)
     os.environ.setdefault("MASTER_PORT", "29500")
     dist.init_process_group(backend, rank=launch.rank, world_size=launch.world_size,
                             timeout=datetime.timedelta(seconds=timeout_s))
+    _name_this_rank_on_exit(where)
     return launch
+
+
+def _name_this_rank_on_exit(where):
+    """An uncaught exception ends with a line naming the rank and host: the
+    other ranks see only a collective that failed."""
+    previous = sys.excepthook
+
+    def hook(kind, value, trace):
+        previous(kind, value, trace)
+        first = str(value).strip().splitlines()[0] if str(value).strip() else kind.__name__
+        print(f"baton: {where} failed: {kind.__name__}: {first}", file=sys.stderr)
+
+    sys.excepthook = hook

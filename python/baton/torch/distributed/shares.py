@@ -37,7 +37,7 @@ class Shares:
         self._splits = {}
         self.steps_begun = 0
         nccl = dist.get_backend(group) == "nccl"
-        self._device = torch.device("cuda", torch.cuda.current_device()) if nccl else torch.device("cpu")
+        self.device = torch.device("cuda", torch.cuda.current_device()) if nccl else torch.device("cpu")
         self._t0 = self._ready = None
 
     @property
@@ -80,9 +80,15 @@ class Shares:
         seconds = self._seconds(self._t0, self._ready or self._clock_mark())
         rate = split[self.rank] / seconds if step > 1 and seconds > 0 else 0.0
         fingerprint = float(sum((i + 1) * (n + 1) for i, n in enumerate(split)))
-        mine = torch.tensor([rate, fingerprint], dtype=torch.float64, device=self._device)
+        mine = torch.tensor([rate, fingerprint], dtype=torch.float64, device=self.device)
         parts = [torch.empty_like(mine) for _ in range(self.world_size)]
-        dist.all_gather(parts, mine, group=self.group)  # Gloo has no all_gather_into_tensor
+        try:
+            dist.all_gather(parts, mine, group=self.group)  # Gloo has no all_gather_into_tensor
+        except RuntimeError as e:
+            first = str(e).strip().splitlines()[0] if str(e).strip() else "no reason given"
+            raise RuntimeError(f"{self.where}: step {step}: the ranks' rates could not be "
+                               f"gathered ({first}); a rank that ended names itself in its "
+                               "own output") from e
         everyone = torch.cat(parts).cpu().tolist()
         prints = everyone[1::2]
         if any(p != prints[0] for p in prints):
@@ -114,14 +120,14 @@ class Shares:
             w.clear()
 
     def _clock_mark(self):
-        if self._device.type == "cuda":
+        if self.device.type == "cuda":
             e = torch.cuda.Event(enable_timing=True)
             e.record()
             return e
         return time.perf_counter()
 
     def _seconds(self, start, end):
-        if self._device.type == "cuda":
+        if self.device.type == "cuda":
             end.synchronize()
             return start.elapsed_time(end) / 1e3
         return end - start
