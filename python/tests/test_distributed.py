@@ -124,3 +124,26 @@ def test_launcher_environments_are_read():
         bd.Launch.from_env({"RANK": "5", "WORLD_SIZE": "2"})
     with pytest.raises(ValueError, match="world size 4 given, but torchrun started 2"):
         bd.init_process_group(world_size=4, env={"RANK": "0", "WORLD_SIZE": "2"})
+
+
+def test_the_ledger_follows_the_rates_and_keeps_a_step_once_cut():
+    from baton.torch.distributed.ledger import Ledger
+
+    ledger = Ledger(3, 60)
+    assert ledger.split(1) == [20, 20, 20]
+    ledger.learn([400.0, 200.0, 0.0])  # rank 2 not measured: its rate stays
+    assert ledger.rates == [400.0, 200.0, 1.0]
+    assert ledger.split(1) == [20, 20, 20]  # step 1 was cut before
+    two = ledger.split(2, 61)
+    assert sum(two) == 61 and two[0] > two[1] > two[2] >= 1
+    for rate in (100.0, 100.0, 100.0):  # the median of the last five moves after three
+        ledger.learn([rate, 200.0, 0.0])
+    assert ledger.rates[0] == 100.0
+    state = ledger.state_dict()
+    again = Ledger(3, 60)
+    again.load_state_dict(state)
+    assert again.split(7) == ledger.split(7)
+    with pytest.raises(ValueError, match="checkpoint holds 3 ranks"):
+        Ledger(2, 60).load_state_dict(state)
+    with pytest.raises(ValueError, match="smaller than the 3 ranks"):
+        Ledger(3, 2)

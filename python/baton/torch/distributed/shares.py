@@ -7,7 +7,7 @@ import time
 import torch
 import torch.distributed as dist
 
-from ... import RateWindow, split_by_rates
+from .ledger import Ledger
 
 
 class Shares:
@@ -28,13 +28,8 @@ class Shares:
         self.rank = dist.get_rank(group)
         self.world_size = dist.get_world_size(group)
         self.host = socket.gethostname()
-        if not isinstance(global_batch, int) or global_batch < self.world_size:
-            raise ValueError(f"{self.where}: a global batch of {global_batch!r} samples is smaller "
-                             f"than the {self.world_size} ranks (each runs at least one)")
+        self.ledger = Ledger(self.world_size, global_batch, self.where)
         self.global_batch = global_batch
-        self.rates = [1.0] * self.world_size
-        self._seen = [RateWindow() for _ in range(self.world_size)]
-        self._splits = {}
         self.steps_begun = 0
         nccl = dist.get_backend(group) == "nccl"
         self.device = torch.device("cuda", torch.cuda.current_device()) if nccl else torch.device("cpu")
@@ -44,14 +39,14 @@ class Shares:
     def where(self):
         return f"rank {self.rank} ({self.host})"
 
+    @property
+    def rates(self):
+        """Each rank's samples/s, as every rank knows them."""
+        return self.ledger.rates
+
     def split(self, step, size=None):
         """Samples per rank at `step` (from 1) of a batch of `size` (default: the global batch)."""
-        if step not in self._splits:
-            size = self.global_batch if size is None else size
-            self._splits[step] = (size, split_by_rates(size, self.rates))
-            for old in [s for s in self._splits if s < step - 16]:
-                del self._splits[old]
-        return self._splits[step][1]
+        return self.ledger.split(step, size)
 
     def share(self, step=None):
         """(first sample, samples) of this rank at `step` (default: the current one)."""
@@ -60,9 +55,8 @@ class Shares:
 
     def weight(self):
         """This rank's samples over the step's global batch."""
-        size, split = self._splits.get(self.steps_begun) or (self.global_batch,
-                                                             self.split(self.steps_begun))
-        return split[self.rank] / size
+        step = self.steps_begun
+        return self.split(step)[self.rank] / self.ledger.size(step)
 
     def begin_step(self):
         self.steps_begun += 1
@@ -94,9 +88,7 @@ class Shares:
         if any(p != prints[0] for p in prints):
             raise RuntimeError(f"{self.where}: the ranks cut step {step}'s batch differently; give "
                                "every rank's DataLoader the same settings (workers, prefetch)")
-        for r, seen_rate in enumerate(everyone[0::2]):
-            if seen_rate > 0:
-                self.rates[r] = self._seen[r].add(seen_rate)
+        self.ledger.learn(everyone[0::2])
 
     @contextlib.contextmanager
     def step(self):
@@ -106,18 +98,12 @@ class Shares:
         self.end_step()
 
     def state_dict(self):
-        return {"rates": list(self.rates), "steps_begun": self.steps_begun,
-                "world_size": self.world_size}
+        """The rates and the step count, for a checkpoint."""
+        return dict(self.ledger.state_dict(), steps_begun=self.steps_begun)
 
     def load_state_dict(self, state):
-        if state["world_size"] != self.world_size:
-            raise ValueError(f"{self.where}: the checkpoint holds {state['world_size']} ranks' "
-                             f"rates, this job has {self.world_size}")
-        self.rates = list(state["rates"])
+        self.ledger.load_state_dict(state, self.where)
         self.steps_begun = state["steps_begun"]
-        self._splits.clear()
-        for w in self._seen:
-            w.clear()
 
     def _clock_mark(self):
         if self.device.type == "cuda":
