@@ -83,6 +83,8 @@ def test_a_slowed_rank_gets_less_and_the_job_equals_one_process(tmp_path):
     # ...and the step takes less than with equal halves (the last five steps).
     def tail(results):
         return sorted(max(r["steps"][s]["seconds"] for r in results) for s in range(-5, 0))[2]
+    print(f"median step of the last five: {1e3 * tail(balanced):.2f} ms with shares by rate "
+          f"({last[0]}+{last[1]} samples), {1e3 * tail(equal):.2f} ms with equal halves")
     assert tail(balanced) < 0.7 * tail(equal), (tail(balanced), tail(equal))
 
 
