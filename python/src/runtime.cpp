@@ -126,6 +126,9 @@ class PyRuntime {
     if (!PyCallable_Check(fn.ptr()))
       raise(Errc::invalid_argument, "fn", "the function to run must be callable");
     auto& [kernel, host, learned] = kernel_for(kernel_name);
+    if (!host->fn.is_none())
+      raise(Errc::invalid_argument, kernel_name,
+            "a run of this kernel is under way on another thread (give each its own name)");
     host->fn = std::move(fn);
     host->error = py::none();
     RunStats stats;

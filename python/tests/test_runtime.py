@@ -110,3 +110,21 @@ def test_devices_of_a_runtime_say_which_failed():
         devs = rt.devices
     assert [d["name"] for d in devs] == ["cpu0", "cpu1"]
     assert [d["failed"] for d in devs] == [False, False]
+
+
+def test_two_threads_run_side_by_side_under_their_own_kernel_names():
+    started, results = threading.Event(), {}
+
+    def slow(device, begin, end, stream):
+        started.set()
+        threading.Event().wait(0.05)
+
+    with baton.Runtime("cpu:2") as rt:
+        a = threading.Thread(target=lambda: results.setdefault("a", rt.run(4, slow, kernel="a")))
+        a.start()
+        started.wait(5)
+        with pytest.raises(ValueError, match="under way on another thread"):
+            rt.run(4, slow, kernel="a")
+        results["b"] = rt.run(4, lambda *args: None, kernel="b")
+        a.join()
+    assert results["a"]["items"] == 4 and results["b"]["items"] == 4
