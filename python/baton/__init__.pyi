@@ -5,10 +5,12 @@ from ._baton import (
     DeviceError as DeviceError,
     Error as Error,
     OutOfMemoryError as OutOfMemoryError,
+    RateWindow as RateWindow,
     Runtime as Runtime,
     UsageError as UsageError,
     device_spec_help as device_spec_help,
     devices as devices,
+    split_by_rates as split_by_rates,
 )
 
 POLICIES: tuple[str, ...]

@@ -17,6 +17,7 @@ class Balanced:
         fault: Optional[str] = None,
         perf_model_file: Optional[str] = None,
         cuda_graphs: bool = False,
+        shares: Optional[Any] = None,
     ) -> None: ...
     @property
     def module(self) -> torch.nn.Module: ...

@@ -33,7 +33,8 @@ class Balanced:
     """Trains `model` data-parallel over the devices of a baton spec.
 
     Balanced(model, make_optimizer, devices="auto", policy="ws", micro_batch=None,
-             autocast=None, trace=None, report=None, fault=None, perf_model_file=None)
+             autocast=None, trace=None, report=None, fault=None, perf_model_file=None,
+             cuda_graphs=False, shares=None)
 
     model: a torch.nn.Module in host memory; each device gets a replica.
     make_optimizer(params): the optimizer over the master replica's parameters
