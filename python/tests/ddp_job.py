@@ -47,6 +47,9 @@ def main():
     ap.add_argument("--steps", type=int, default=12)
     ap.add_argument("--slow-ms", type=float, default=3.0)
     ap.add_argument("--die-at", type=int, default=0, help="rank 1 raises at this step")
+    ap.add_argument("--stop-at", type=int, default=0, help="checkpoint after this step and stop")
+    ap.add_argument("--checkpoint", help="file written at --stop-at, read with --resume")
+    ap.add_argument("--resume", action="store_true")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     torch.set_num_threads(1)
@@ -62,7 +65,14 @@ def main():
         shares = bd.Shares(a.batch)
         hook = bd.weighted_bf16_allreduce_hook if a.hook == "bf16" else bd.weighted_allreduce_hook
         ddp.register_comm_hook(shares, hook)
-        batches = iter(bd.BalancedSampler(len(x), shares, shuffle=False))
+        sampler = bd.BalancedSampler(len(x), shares, shuffle=False)
+        if a.resume:
+            state = torch.load(f"{a.checkpoint}.{launch.rank}")
+            model.load_state_dict(state["model"])
+            opt.load_state_dict(state["opt"])
+            shares.load_state_dict(state["shares"])
+            sampler.load_state_dict(state["sampler"])
+        batches = iter(sampler)
     else:
         half = a.batch // 2
         batches = (list(range(s * a.batch + launch.rank * half, s * a.batch + (launch.rank + 1) * half))
@@ -86,6 +96,11 @@ def main():
         total = torch.tensor([float(loss) * weight])
         dist.all_reduce(total)
         record.append({"indices": idx, "loss": total.item(), "seconds": seconds})
+        if a.mode == "balanced" and shares.steps_begun == a.stop_at:
+            torch.save({"model": model.state_dict(), "opt": opt.state_dict(),
+                        "shares": shares.state_dict(), "sampler": sampler.state_dict()},
+                       f"{a.checkpoint}.{launch.rank}")
+            break
     finish(a, launch, record, model.inner)
 
 

@@ -113,6 +113,20 @@ def test_a_rank_that_dies_is_named_and_the_others_do_not_hang(tmp_path):
     assert "rank 0 (" in err0
 
 
+def test_a_resumed_job_goes_on_with_the_same_losses(tmp_path):
+    ck = str(tmp_path / "job.ckpt")
+    first = run_job(tmp_path, "r", "--steps", "10", "--stop-at", "6", "--checkpoint", ck)
+    rest = run_job(tmp_path, "s", "--steps", "10", "--resume", "--checkpoint", ck)
+    ref_losses, ref_weights = one_process(32, 10)
+    losses = [s["loss"] for s in first[0]["steps"] + rest[0]["steps"]]
+    assert losses == pytest.approx(ref_losses, rel=1e-5)
+    for w, ref in zip(rest[0]["weights"], ref_weights):
+        torch.testing.assert_close(torch.tensor(w), ref, rtol=1e-5, atol=1e-6)
+    seen = sorted(i for part in (first, rest) for r in part for s in r["steps"] for i in s["indices"])
+    assert seen == list(range(32 * 10))
+    assert len(rest[1]["steps"][0]["indices"]) < 16  # the slowed rank's share came back with it
+
+
 def test_launcher_environments_are_read():
     import baton.torch.distributed as bd
 

@@ -23,9 +23,24 @@ class BalancedSampler(torch.utils.data.Sampler):
         self.seed = seed
         self.epoch = 0
         self._next_step = None
+        self._skip = 0  # steps of the epoch run before a checkpoint
+        self._epoch_first_step = None
 
     def set_epoch(self, epoch):
         self.epoch = epoch
+
+    def state_dict(self):
+        """Where the job is in its epochs, for a checkpoint (with the shares')."""
+        done = 0
+        if self._epoch_first_step is not None:
+            done = self.shares.steps_begun - self._epoch_first_step + 1
+        return {"epoch": self.epoch, "steps_done": max(0, done)}
+
+    def load_state_dict(self, state):
+        """The next iteration goes on from the checkpoint's step of its epoch."""
+        self.epoch = state["epoch"]
+        self._skip = state["steps_done"]
+        self._next_step = None
 
     def step_sizes(self):
         batch = self.shares.global_batch
@@ -48,8 +63,13 @@ class BalancedSampler(torch.utils.data.Sampler):
             order = torch.arange(self.dataset_size)
         if self._next_step is None:
             self._next_step = self.shares.steps_begun + 1
+        skip, self._skip = self._skip, 0
+        self._epoch_first_step = self._next_step - skip
         base = 0
-        for size in self.step_sizes():
+        for j, size in enumerate(self.step_sizes()):
+            if j < skip:
+                base += size
+                continue
             split = self.shares.split(self._next_step, size)
             self._next_step += 1
             first = base + sum(split[: self.shares.rank])
