@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One call on the GPU host for baton.torch (issue 47): builds the Python
 # package against the host's python3 (PyTorch 2.11), runs its gpu tests, then
-# bench_torch.py for ResNet-50 and the GPT decoder. Logs and JSON in $OUT.
-#   source scripts/device-env.sh; PARTS="tests resnet50 gpt" bash bench/torch/run_gpu.sh
+# bench_torch.py for ResNet-50 and the GPT decoder, then two ranks of
+# ResNet-50 on 96 and 32 SMs (ddp_gpu.py, issue 48). Logs and JSON in $OUT.
+#   source scripts/device-env.sh; PARTS="tests resnet50 gpt ddp" bash bench/torch/run_gpu.sh
 set -uo pipefail
 out=${OUT:-/tmp/baton-gpu}
 mkdir -p "$out"
@@ -14,7 +15,7 @@ start=$(date +%s)
   ninja -C build/gpu-py baton_python; } >"$out/build_py.log" 2>&1 || { tail -40 "$out/build_py.log"; exit 1; }
 echo "build ok in $(($(date +%s) - start)) s"
 export PYTHONPATH=$PWD/build/gpu-py/python
-for part in ${PARTS:-tests resnet50 gpt}; do
+for part in ${PARTS:-tests resnet50 gpt ddp}; do
   case $part in
     tests)
       timeout 300 python3 -m pytest -q -rs -p no:cacheprovider -m gpu python/tests -s \
@@ -26,5 +27,9 @@ for part in ${PARTS:-tests resnet50 gpt}; do
     gpt)
       timeout 400 python3 bench/torch/bench_torch.py --model gpt --batch 16 --micro-batch 1 \
         --json-out "$out/torch_gpt.json" 2>&1 | tee "$out/torch_gpt.log" | tail -12 ;;
+    ddp)
+      timeout 400 python3 -m torch.distributed.run --standalone --nproc_per_node 2 \
+        bench/torch/ddp_gpu.py --sms 96,32 --json-out "$out/torch_ddp.json" 2>&1 |
+        tee "$out/torch_ddp.log" | tail -6 ;;
   esac
 done

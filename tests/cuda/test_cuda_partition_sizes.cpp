@@ -27,6 +27,25 @@ TEST(CudaPartitionSizes, ParsesPlusSeparatedCounts) {
     message_of([&] { parse_partition_sizes(bad, "cuda:0/x"); }, Errc::bad_device_spec);
 }
 
+TEST(CudaPartitionSizes, SetsAsidePartitionsMarkedWithATilde) {
+  std::vector<bool> skipped;
+  EXPECT_EQ(parse_partition_sizes("~96+32", "cuda:0/~96+32", &skipped), (std::vector<int>{96, 32}));
+  EXPECT_EQ(skipped, (std::vector<bool>{true, false}));
+  skipped.clear();
+  EXPECT_EQ(parse_partition_sizes("64+~32+16", "w", &skipped), (std::vector<int>{64, 32, 16}));
+  EXPECT_EQ(skipped, (std::vector<bool>{false, true, false}));
+  for (const char* bad : {"~", "~~8", "8~", "~0"}) {
+    std::vector<bool> flags;
+    message_of([&] { parse_partition_sizes(bad, "cuda:0/x", &flags); }, Errc::bad_device_spec);
+  }
+  std::vector<bool> flags;
+  EXPECT_NE(message_of([&] { parse_partition_sizes("~64+~8", "w", &flags); }, Errc::bad_device_spec)
+                .find("every partition is set aside"),
+            std::string::npos);
+  // Where set-aside partitions mean nothing, '~' is refused.
+  message_of([] { parse_partition_sizes("~64+8", "w"); }, Errc::bad_device_spec);
+}
+
 TEST(CudaPartitionSizes, RejectsSizesOffTheGranularityWithAHint) {
   const std::string m = message_of([] { check_partition_sizes({60}, 132, 8, 16, "cuda:0/60"); },
                                    Errc::bad_device_spec);

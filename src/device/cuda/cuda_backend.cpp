@@ -2,6 +2,7 @@
 //   cuda                 every GPU, one device each ("cuda0", "cuda1", ...)
 //   cuda:N               GPU N
 //   cuda:N/64+32+16+8    GPU N as SM partitions ("cuda0.p0" ... "cuda0.p3")
+//   cuda:N/~96+32        the 96 SMs set aside (another process's), cuda0.p1 of 32
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -75,10 +76,11 @@ DeviceList whole_gpu(const std::shared_ptr<Gpu>& gpu, bool zero_copy) {
 }
 
 DeviceList partitions(const std::shared_ptr<Gpu>& gpu, const std::vector<int>& sizes,
-                      const std::string& where, bool zero_copy) {
+                      const std::vector<bool>& skipped, const std::string& where, bool zero_copy) {
   DeviceList list;
-  const auto contexts = create_partitions(gpu, sizes, where);
+  const auto contexts = create_partitions(gpu, sizes, skipped, where);
   for (std::size_t i = 0; i < contexts.size(); ++i) {
+    if (!contexts[i]) continue;  // set aside ('~'): its number stays its own
     DeviceInfo info = base_info(*gpu);
     info.name = gpu->name() + ".p" + std::to_string(i);
     set_sms(info, *gpu, contexts[i]->sm_count());
@@ -95,7 +97,8 @@ int parse_ordinal(const std::string& text, const std::string& where) {
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || v < 0)
     raise(Errc::bad_device_spec, where,
-          "expected cuda, cuda:N or cuda:N/64+32+16+8 (GPU N split into SM partitions); "
+          "expected cuda, cuda:N or cuda:N/64+32+16+8 (GPU N split into SM partitions; "
+          "~96+32: the 96 set aside); "
           "list several GPUs as cuda:0,cuda:1");
   return v;
 }
@@ -119,10 +122,12 @@ DeviceList create(const std::string& args, BackendContext& ctx) {
   const int ordinal = parse_ordinal(args.substr(0, slash), where);
   // Sizes are checked for form before the driver is touched.
   std::vector<int> sizes;
-  if (slash != std::string::npos) sizes = parse_partition_sizes(args.substr(slash + 1), where);
+  std::vector<bool> skipped;
+  if (slash != std::string::npos)
+    sizes = parse_partition_sizes(args.substr(slash + 1), where, &skipped);
   auto gpu = Gpu::open(ordinal, ctx.new_memory_node());
   DeviceList list =
-      sizes.empty() ? whole_gpu(gpu, zero_copy) : partitions(gpu, sizes, where, zero_copy);
+      sizes.empty() ? whole_gpu(gpu, zero_copy) : partitions(gpu, sizes, skipped, where, zero_copy);
   add_topology(*gpu, ctx);
   offer_pinned_memory(gpu, ctx);
   return list;
@@ -137,6 +142,7 @@ Backend cuda_backend() {
       "cuda                  every CUDA GPU, one device each (cuda0, cuda1, ...)\n"
       "cuda:N                GPU N\n"
       "cuda:N/64+32+16+8     GPU N split into SM partitions (green contexts: cuda0.p0, ...)\n"
+      "cuda:N/~96+32         the same, the partition after ~ set aside (another process's SMs)\n"
       "                      in the GPU's granularity (8 SMs on Hopper)";
   b.create = create;
   return b;

@@ -1,5 +1,6 @@
 #include "device/cuda/green_partition.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <numeric>
 
@@ -7,11 +8,17 @@
 
 namespace baton::cuda {
 
-std::vector<int> parse_partition_sizes(const std::string& text, const std::string& where) {
+std::vector<int> parse_partition_sizes(const std::string& text, const std::string& where,
+                                       std::vector<bool>* skipped) {
   std::vector<int> sizes;
   std::size_t pos = 0;
   while (pos <= text.size()) {
     const std::size_t end = std::min(text.find('+', pos), text.size());
+    const bool skip = pos < end && text[pos] == '~';
+    if (skip && !skipped)
+      raise(Errc::bad_device_spec, where, "'~' (a partition set aside) is not allowed here");
+    if (skipped) skipped->push_back(skip);
+    if (skip) ++pos;
     int v = 0;
     const char* first = text.data() + pos;
     const char* last = text.data() + end;
@@ -23,6 +30,9 @@ std::vector<int> parse_partition_sizes(const std::string& text, const std::strin
     sizes.push_back(v);
     pos = end + 1;
   }
+  if (skipped && std::find(skipped->begin(), skipped->end(), false) == skipped->end())
+    raise(Errc::bad_device_spec, where,
+          "every partition is set aside ('~'): name at least one without it");
   return sizes;
 }
 
@@ -48,6 +58,7 @@ void check_partition_sizes(const std::vector<int>& sizes, int sm_count, int unit
 
 std::vector<std::shared_ptr<Context>> create_partitions(const std::shared_ptr<Gpu>& gpu,
                                                         const std::vector<int>& sizes,
+                                                        const std::vector<bool>& skipped,
                                                         const std::string& where) {
   const DriverApi& d = driver();
   if (!d.has_green_contexts)
@@ -72,7 +83,8 @@ std::vector<std::shared_ptr<Context>> create_partitions(const std::shared_ptr<Gp
 
   std::vector<std::shared_ptr<Context>> out;
   std::size_t next = 0;
-  for (int size : sizes) {
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const int size = sizes[i];
     const std::size_t first = next;
     int sms = 0;
     while (sms < size && next < groups) sms += int(parts[next++].sm.smCount);
@@ -80,6 +92,10 @@ std::vector<std::shared_ptr<Context>> create_partitions(const std::shared_ptr<Gp
       raise(Errc::bad_device_spec, where,
             "the driver split this GPU into groups that cannot make " + std::to_string(size) +
                 " SMs");
+    if (skipped[i]) {
+      out.push_back(nullptr);
+      continue;
+    }
     CUdevResourceDesc desc = nullptr;
     BATON_CU(name, cuDevResourceGenerateDesc, &desc, parts.data() + first, unsigned(next - first));
     CUgreenCtx green = nullptr;

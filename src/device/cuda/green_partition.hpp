@@ -13,8 +13,12 @@
 namespace baton::cuda {
 
 // "64+32+16" -> {64, 32, 16}; Error(bad_device_spec) naming `where` for
-// anything but positive numbers joined by '+'.
-std::vector<int> parse_partition_sizes(const std::string& text, const std::string& where);
+// anything but positive numbers joined by '+'. A size after '~' is skipped:
+// its SMs are set aside but no device is made of them, so that processes
+// sharing a GPU take disjoint SMs ("cuda:0/96" and "cuda:0/~96+32"); where
+// `skipped` is given it gets a flag per size, else '~' is an error.
+std::vector<int> parse_partition_sizes(const std::string& text, const std::string& where,
+                                       std::vector<bool>* skipped = nullptr);
 
 // What the hardware allows: partitions in multiples of `unit` SMs, at most
 // `groups` units in all, out of `sm_count`. Throws Error(bad_device_spec)
@@ -22,9 +26,10 @@ std::vector<int> parse_partition_sizes(const std::string& text, const std::strin
 void check_partition_sizes(const std::vector<int>& sizes, int sm_count, int unit, int groups,
                            const std::string& where);
 
-// One green context per size, in order.
+// One green context per size, in order; null for a skipped one.
 std::vector<std::shared_ptr<Context>> create_partitions(const std::shared_ptr<Gpu>& gpu,
                                                         const std::vector<int>& sizes,
+                                                        const std::vector<bool>& skipped,
                                                         const std::string& where);
 
 }  // namespace baton::cuda

@@ -26,7 +26,9 @@ class Shares:
     global_batch: int
     steps_begun: int
     device: torch.device
-    def __init__(self, global_batch: int, group: Any = None) -> None: ...
+    learn: bool
+    measured: list[float]
+    def __init__(self, global_batch: int, group: Any = None, learn: bool = True) -> None: ...
     @property
     def where(self) -> str: ...
     @property

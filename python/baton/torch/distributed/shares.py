@@ -23,17 +23,19 @@ class Shares:
     not learned from.
     """
 
-    def __init__(self, global_batch, group=None):
+    def __init__(self, global_batch, group=None, learn=True):
         self.group = group
         self.rank = dist.get_rank(group)
         self.world_size = dist.get_world_size(group)
         self.host = socket.gethostname()
         self.ledger = Ledger(self.world_size, global_batch, self.where)
+        self.learn = learn  # False: equal shares throughout (a baseline), rates still measured
         self.global_batch = global_batch
         self.steps_begun = 0
         nccl = dist.get_backend(group) == "nccl"
         self.device = torch.device("cuda", torch.cuda.current_device()) if nccl else torch.device("cpu")
         self._t0 = self._ready = None
+        self.measured = [0.0] * self.world_size  # each rank's samples/s in the last step
 
     @property
     def where(self):
@@ -88,7 +90,9 @@ class Shares:
         if any(p != prints[0] for p in prints):
             raise RuntimeError(f"{self.where}: the ranks cut step {step}'s batch differently; give "
                                "every rank's DataLoader the same settings (workers, prefetch)")
-        self.ledger.learn(everyone[0::2])
+        self.measured = everyone[0::2]
+        if self.learn:
+            self.ledger.learn(self.measured)
 
     @contextlib.contextmanager
     def step(self):
