@@ -5,5 +5,6 @@
 # Arguments go to `baton train` (see --help).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh release >/dev/null
+# Only what the job runs: the CLI (scripts/test.sh builds the rest).
+BATON_SETUP=main scripts/setup.sh release >/dev/null
 exec build/release/baton train --devices "${BATON_DEVICES:-auto}" "$@"

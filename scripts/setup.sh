@@ -2,15 +2,21 @@
 # Installs the Debian 12 packages the build needs (those missing), then
 # configures and builds one CMake preset (default: release).
 #   scripts/setup.sh [preset] [extra cmake -D options...]
+# BATON_SETUP=main sets up only what the main job runs (scripts/bench.sh):
+# the build's own packages and the baton CLI; the default, all, adds what the
+# tests and benchmarks use (competitors, Chromium, PyTorch) and builds them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-release}"
 shift || true
+scope="${BATON_SETUP:-all}"
 need=(cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
-      nlohmann-json3-dev libhwloc-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libtbb-dev
-      libstarpu-dev libopenblas-dev libclblast-dev openmpi-bin libopenmpi-dev
-      chromium
-      python3-dev pybind11-dev python3-pytest python3-numpy python3-torch python3-torchvision)
+      nlohmann-json3-dev libhwloc-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
+      libopenblas-dev libclblast-dev openmpi-bin libopenmpi-dev)
+if [ "$scope" != main ]; then
+  need+=(libtbb-dev libstarpu-dev chromium
+         python3-dev pybind11-dev python3-pytest python3-numpy python3-torch python3-torchvision)
+fi
 # The asan preset builds with clang, which also builds the libFuzzer targets.
 [ "$preset" = asan ] && need+=(clang libclang-rt-14-dev)
 missing=()
@@ -23,4 +29,8 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 cmake --preset "$preset" "$@" >/dev/null
-cmake --build --preset "$preset"
+if [ "$scope" = main ]; then
+  cmake --build --preset "$preset" --target baton_cli
+else
+  cmake --build --preset "$preset"
+fi

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "baton/error.hpp"
+#include "common/human_bytes.hpp"
 
 namespace baton::detail {
 
@@ -22,17 +23,6 @@ std::uint64_t host_available_bytes() {
   }
   const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : ~std::uint64_t{0};
-}
-
-std::string human_bytes(std::uint64_t bytes) {
-  char text[32];
-  if (bytes >= (1ull << 30))
-    std::snprintf(text, sizeof text, "%.2f GiB", double(bytes) / double(1ull << 30));
-  else if (bytes >= (1ull << 20))
-    std::snprintf(text, sizeof text, "%.2f MiB", double(bytes) / double(1ull << 20));
-  else
-    std::snprintf(text, sizeof text, "%llu bytes", static_cast<unsigned long long>(bytes));
-  return text;
 }
 
 DeviceMemory allocate_host(const std::string& who, std::size_t bytes) {

@@ -17,8 +17,6 @@ DeviceMemory allocate_host(const std::string& who, std::size_t bytes);
 void release_host(DeviceMemory memory);
 // Memory the host can give without swapping: MemAvailable, else free pages.
 std::uint64_t host_available_bytes();
-// "1.50 GiB", "8.00 MiB", "512 bytes": sizes in the messages of every backend.
-std::string human_bytes(std::uint64_t bytes);
 // The default host memory of buffers: allocate_host() and release_host().
 std::shared_ptr<HostAllocator> pageable_host_memory();
 

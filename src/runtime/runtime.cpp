@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "baton/error.hpp"
+#include "common/human_bytes.hpp"
 #include "device/host_memory.hpp"
 #include "memory/coherence.hpp"
 #include "sched/policy.hpp"

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/proportional_shares.hpp"
 #include "submit/policy_hooks.hpp"
 
 namespace baton::detail {
@@ -17,10 +18,6 @@ const std::vector<PolicyEntry>& policies();
 const PolicyEntry& find_policy(const std::string& name);
 // "static,weighted,ws,..." : every name, for defaults and help texts.
 std::string policy_names(const char* separator = ",");
-
-// Split `items` into contiguous shares proportional to `weights` (zeros get
-// none), rounded so that the last to finish (share over weight) ends soonest.
-std::vector<Span> proportional_shares(std::uint64_t items, const std::vector<double>& weights);
 
 // The factories behind the table.
 std::unique_ptr<SchedulingPolicy> make_split_policy(bool weighted, const MachineView& machine);

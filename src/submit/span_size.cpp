@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/proportional_shares.hpp"
 #include "memory/coherence.hpp"
-#include "sched/policy.hpp"
 #include "submit/launch.hpp"
 
 namespace baton::detail {

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "device/host_memory.hpp"
+#include "common/human_bytes.hpp"
 #include "topology/hwloc_topology.hpp"
 
 namespace baton::detail {

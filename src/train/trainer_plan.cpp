@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "baton/error.hpp"
+#include "common/human_bytes.hpp"
 #include "device/host_memory.hpp"
 #include "train/trainer.hpp"
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "baton/error.hpp"
-#include "device/host_memory.hpp"
+#include "common/human_bytes.hpp"
 
 namespace baton::cuda {
 

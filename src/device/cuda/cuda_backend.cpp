@@ -12,7 +12,7 @@
 #include "device/cuda/cuda_device.hpp"
 #include "device/cuda/green_partition.hpp"
 #include "device/cuda/pinned_host.hpp"
-#include "device/host_memory.hpp"
+#include "common/human_bytes.hpp"
 
 namespace baton::detail {
 namespace {

@@ -10,6 +10,7 @@
 #include "baton/error.hpp"
 #include "baton/sim.hpp"
 #include "baton/topology.hpp"
+#include "common/human_bytes.hpp"
 #include "common/wave_cost.hpp"
 #include "device/backend.hpp"
 #include "device/host_memory.hpp"
