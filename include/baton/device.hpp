@@ -3,7 +3,6 @@
 // events; the scheduler drives each device from one host worker thread.
 #pragma once
 
-#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -61,11 +60,14 @@ struct DeviceInfo {
   // Its worker keeps a host thread busy driving it (a GPU's polls its
   // queues): not the cpu's own, not a sim device's (it parks on the virtual
   // clock), not one that computes on the host's cores (PoCL). The cpu
-  // devices leave a thread to each such worker.
-  bool needs_a_driver_thread() const {
-    return backend != BackendKind::cpu && backend != BackendKind::sim &&
-           std::find(shares.begin(), shares.end(), "host-cores") == shares.end();
-  }
+  // devices leave a thread to each such worker. Set by the backend.
+  bool needs_driver_thread = false;
+  // Its kernels read and write buffers' host memory in place (zero-copy),
+  // so its own memory does not bound what it can run.
+  bool maps_host_memory = false;
+  // The collective library that can sum between such devices ("nccl"), ""
+  // where none: the communicator asks this, not the backend.
+  std::string collective_library;
 };
 
 // A point in a queue's stream of work. Events of any backend may be waited on

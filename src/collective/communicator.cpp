@@ -31,7 +31,7 @@ std::unique_ptr<Communicator> make_communicator(Runtime& rt, const std::vector<i
 #ifdef BATON_HAVE_CUDA
   if (kind == "nccl") return std::make_unique<Nccl>(rt, devices);
   const bool gpus = devices.size() > 1 && std::all_of(devices.begin(), devices.end(), [&](int d) {
-                      return rt.devices()[std::size_t(d)]->info().backend == BackendKind::cuda;
+                      return rt.devices()[std::size_t(d)]->info().collective_library == "nccl";
                     });
   if (kind == "auto" && gpus) {
     const std::string unfit = nccl_unfit(rt, devices);

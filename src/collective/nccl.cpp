@@ -32,8 +32,8 @@ std::string nccl_unfit(const Runtime& rt, const std::vector<int>& devices) {
   const auto& devs = rt.devices();
   for (int d : devices) {
     const DeviceInfo& info = devs[std::size_t(d)]->info();
-    if (info.backend != BackendKind::cuda || info.pci_bus_id.empty())
-      return info.name + " is not a CUDA GPU";
+    if (info.collective_library != "nccl" || info.pci_bus_id.empty())
+      return info.name + " is not a device NCCL sums on (a CUDA GPU)";
     const auto same_gpu = std::count_if(devs.begin(), devs.end(), [&](const auto& o) {
       return o->info().pci_bus_id == info.pci_bus_id;
     });

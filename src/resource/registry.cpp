@@ -65,9 +65,8 @@ struct CpuItem {
 // would wait on the thread that shares its core with a GPU's worker.
 void open_cpu_devices(DeviceSet& set, const std::vector<CpuItem>& items,
                       detail::BackendContext& ctx) {
-  const auto drivers = std::count_if(set.devices.begin(), set.devices.end(), [](const auto& d) {
-    return d->info().needs_a_driver_thread();
-  });
+  const auto drivers = std::count_if(set.devices.begin(), set.devices.end(),
+                                     [](const auto& d) { return d->info().needs_driver_thread; });
   ctx.set_driver_threads(int(drivers));
   if (items.empty()) return;
   const detail::Backend& cpu = find_backend("cpu");

@@ -36,8 +36,8 @@ Runtime::Runtime(DeviceSet devices, Options options)
   default_policy_ = engine_->policy_index(options_.policy);
   for (const auto& d : set_.devices) {
     const DeviceInfo& info = d->info();
-    const bool host_bound = info.memory_node == kHostNode || info.memory_bytes == 0 ||
-                            (info.backend == BackendKind::cuda && options_.cuda_zero_copy);
+    const bool host_bound =
+        info.memory_node == kHostNode || info.memory_bytes == 0 || info.maps_host_memory;
     if (host_bound) {
       largest_device_memory_ = 0;
       break;

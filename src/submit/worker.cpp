@@ -36,8 +36,8 @@ Worker::Worker(Engine& engine, int index, Device& device, std::vector<unsigned> 
       depth_(std::size_t(std::max(1, device.info().pipeline_depth))),
       // Spinning cannot make virtual time pass: there a worker sleeps at once.
       idle_spin_s_(device.clock().is_virtual() ? 0 : engine.machine().options.idle_spin_us * 1e-6),
-      gap_spin_s_(
-          device.info().needs_a_driver_thread() ? engine.machine().options.gap_spin_us * 1e-6 : 0),
+      gap_spin_s_(device.info().needs_driver_thread ? engine.machine().options.gap_spin_us * 1e-6
+                                                    : 0),
       long_chunk_s_(engine.machine().options.long_chunk_us * 1e-6),
       parker_(device.clock().make_parker(true)),
       rng_(0x9e3779b97f4a7c15ull ^ std::uint64_t(index + 1) * 0xbf58476d1ce4e5b9ull) {}
@@ -295,7 +295,7 @@ void Worker::idle() {
   // work) found the workers of H100 partitions asleep each time, and waking
   // one took 15 to 300 us, up to 6 % of a 5 ms run; spinning, 2 to 6 us.
   // Only a worker that drives its device from a thread the cpu devices leave
-  // to it does (DeviceInfo::needs_a_driver_thread): on the host's cores it
+  // to it does (DeviceInfo::needs_driver_thread): on the host's cores it
   // would take cycles from the devices that compute there.
   const double since = now();
   double spin = idle_spin_s_;

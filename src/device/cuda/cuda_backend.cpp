@@ -8,11 +8,11 @@
 #include <cstdio>
 
 #include "baton/error.hpp"
+#include "common/human_bytes.hpp"
 #include "device/backend.hpp"
 #include "device/cuda/cuda_device.hpp"
 #include "device/cuda/green_partition.hpp"
 #include "device/cuda/pinned_host.hpp"
-#include "common/human_bytes.hpp"
 
 namespace baton::detail {
 namespace {
@@ -36,6 +36,8 @@ DeviceInfo base_info(const Gpu& gpu) {
   info.pci_bus_id = p.pci_bus_id;
   info.shares = {"gpu:" + (p.pci_bus_id.empty() ? gpu.topology_id() : p.pci_bus_id)};
   info.pipeline_depth = 3;  // copy in, compute, copy out overlapped
+  info.needs_driver_thread = true;
+  info.collective_library = "nccl";
   info.description = p.model + ", sm_" + std::to_string(p.cc_major * 10 + p.cc_minor) + ", " +
                      human_bytes(p.memory_bytes) + ", " + std::to_string(p.clock_khz / 1000) +
                      " MHz";
@@ -71,6 +73,7 @@ DeviceList whole_gpu(const std::shared_ptr<Gpu>& gpu, bool zero_copy) {
   set_sms(info, *gpu, gpu->props().sm_count);
   info.description += ", " + std::to_string(info.compute_units) + " SMs";
   DeviceList list;
+  info.maps_host_memory = zero_copy;
   list.push_back(std::make_unique<CudaDevice>(std::move(info), Context::primary(gpu), zero_copy));
   return list;
 }
@@ -87,6 +90,7 @@ DeviceList partitions(const std::shared_ptr<Gpu>& gpu, const std::vector<int>& s
     info.description += ", partition " + std::to_string(i) + ": " +
                         std::to_string(info.compute_units) + " of " +
                         std::to_string(gpu->props().sm_count) + " SMs (green context)";
+    info.maps_host_memory = zero_copy;
     list.push_back(std::make_unique<CudaDevice>(std::move(info), contexts[i], zero_copy));
   }
   return list;

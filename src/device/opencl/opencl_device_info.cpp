@@ -63,7 +63,10 @@ ClDeviceFacts query_device(const ClPlatform& platform, ClDeviceIndex index) {
   info.pipeline_depth = 2;  // a transfer of the next chunk overlaps the current kernel
   facts.max_alloc = device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
   facts.host_link = shares_host_memory ? LinkKind::sys : LinkKind::pcie;
-  if (type & CL_DEVICE_TYPE_CPU) info.shares = {"host-cores"};  // PoCL computes on the host's cores
+  if (type & CL_DEVICE_TYPE_CPU)
+    info.shares = {"host-cores"};  // PoCL computes on the host's cores
+  else
+    info.needs_driver_thread = true;
   return facts;
 }
 
