@@ -9,6 +9,8 @@ global loss and time, and (rank 0) the final weights.
 
 import argparse
 import json
+import os
+import sys
 import time
 
 import torch
@@ -125,7 +127,13 @@ def finish(a, launch, record, model):
         out["weights"] = [p.detach().flatten().tolist() for p in model.parameters()]
     with open(a.out, "w") as f:
         json.dump(out, f)
+    # Both ranks leave together, and at once: in a CI run under load, a rank
+    # whose peer had already gone hung on its way out (torch 1.13's Gloo).
+    dist.barrier()
     dist.destroy_process_group()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":

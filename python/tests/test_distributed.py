@@ -40,7 +40,13 @@ def run_job(tmp_path, name, *args, world=2, env_style="torchrun", check=True):
                       out))
     results = []
     for p, out in procs:
-        _, err = p.communicate(timeout=240)
+        try:
+            _, err = p.communicate(timeout=180)
+        except subprocess.TimeoutExpired:
+            for q, _ in procs:
+                q.kill()
+            _, err = p.communicate()
+            raise AssertionError(f"a rank hung; what it printed: {err[-3000:]}") from None
         if not check:
             results.append((p.returncode, err))
             continue
