@@ -30,7 +30,6 @@ class Shares:
         self.host = socket.gethostname()
         self.ledger = Ledger(self.world_size, global_batch, self.where)
         self.learn = learn  # False: equal shares throughout (a baseline), rates still measured
-        self.global_batch = global_batch
         self.steps_begun = 0
         nccl = dist.get_backend(group) == "nccl"
         self.device = torch.device("cuda", torch.cuda.current_device()) if nccl else torch.device("cpu")
@@ -40,6 +39,11 @@ class Shares:
     @property
     def where(self):
         return f"rank {self.rank} ({self.host})"
+
+    @property
+    def global_batch(self):
+        """Samples in each step's batch, as the ledger cuts it."""
+        return self.ledger.global_batch
 
     @property
     def rates(self):
