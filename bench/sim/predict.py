@@ -5,7 +5,7 @@ the partition it stands for, and print the error per case and policy.
 
   python3 bench/sim/predict.py FOLDER [--baton build/release/baton] [--json OUT]
 
-FOLDER holds pm_<split>_i<fma>_b<bytes>.json (the models),
+FOLDER (or a .tar.xz of one, as docs/results/data/simulator.tar.xz) holds pm_<split>_i<fma>_b<bytes>.json (the models),
 run_<split>_i<fma>_b<bytes>_n<items>.json (the measured runs) and, where they
 were kept, record_<split>_i<fma>_b<bytes>_n*.json (the runs that recorded
 the models): how long a run's devices took to start there, the median of each
@@ -22,6 +22,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 
 
@@ -99,6 +100,15 @@ def main():
     ap.add_argument("--baton", default="build/release/baton")
     ap.add_argument("--json", help="write the cases as JSON to this file")
     args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as unpacked:
+        if tarfile.is_tarfile(args.folder):
+            with tarfile.open(args.folder) as archive:
+                archive.extractall(unpacked)
+            args.folder = os.path.join(unpacked, os.listdir(unpacked)[0])
+        predict(args)
+
+
+def predict(args):
     files = sorted(os.listdir(args.folder))
     runs = [f for f in files if f.startswith("run_") and f.endswith(".json")]
     from_host = [f for f in files if f.startswith("from_host_") and f.endswith(".json")]

@@ -20,7 +20,7 @@ namespace {
 using namespace baton::cuda;
 
 // Pinned PCIe Gen5 x16 per direction, as measured on the H200 host
-// (docs/results/cuda-backend.md); the launch-to-first-byte cost of a DMA.
+// (docs/results/data-path.md); the launch-to-first-byte cost of a DMA.
 // The resource layer replaces the rate by the link's own generation and
 // width where NVML gives them, and adds NVLink between GPUs.
 constexpr double kPcieGbps = 55.0;

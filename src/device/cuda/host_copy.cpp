@@ -79,7 +79,7 @@ class CopyPool {
 // Threads that copy (the caller included): BATON_CUDA_COPY_THREADS, else
 // half the cores, 2 to 8. Four threads copied about 23 GB/s between
 // pageable and pinned memory on the H200 host and eight about 33 GB/s
-// (docs/results/cuda-backend.md), against a 55 GB/s PCIe Gen5 link.
+// (docs/results/data-path.md), against a 55 GB/s PCIe Gen5 link.
 unsigned copy_threads() {
   const int n = baton::env_options().cuda_copy_threads;
   if (n >= 1 && n <= 64) return unsigned(n);
