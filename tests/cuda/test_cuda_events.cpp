@@ -159,19 +159,3 @@ TEST(CudaEvents, HostThreadsWithoutAContextWaitForCudaEvents) {
   dev.release(din);
   dev.release(dout);
 }
-
-TEST(CudaEvents, ForeignEventsAreWaitedOnTheHost) {
-  BATON_REQUIRE_CUDA();
-  CudaSet set("0");
-  auto& dev = set[0];
-  auto host_done = std::make_shared<ManualEvent>();
-  std::thread setter([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    host_done->set();
-  });
-  const auto t0 = std::chrono::steady_clock::now();
-  dev.queue(QueueRole::compute).wait(host_done);
-  EXPECT_TRUE(host_done->ready());
-  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(40));
-  setter.join();
-}

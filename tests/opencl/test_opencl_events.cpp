@@ -85,34 +85,6 @@ TEST(OpenclEvents, QueuesOfOneDeviceFollowEachOthersEvents) {
   device.release(dy);
 }
 
-// A CPU device's thread fills host memory, then completes its event; the
-// OpenCL queue waits on that event before uploading the memory. The event is
-// still pending when wait() is called.
-TEST(OpenclEvents, QueueWaitsForAHostEventCompletedLaterByAnotherThread) {
-  BATON_REQUIRE_OPENCL();
-  Device& device = test::cl_device(0);
-  const std::size_t n = 1 << 16;
-  std::vector<float> host(n, 0.0f);
-  DeviceMemory m = device.allocate(n * 4);
-  Queue& q = device.queue(QueueRole::copy_in);
-
-  auto cpu_event = std::make_shared<HostEvent>();
-  std::thread cpu([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    for (std::size_t i = 0; i < n; ++i) host[i] = float(i) + 0.5f;
-    cpu_event->complete();
-  });
-  ASSERT_FALSE(cpu_event->ready());
-  q.wait(cpu_event);
-  q.write(m, 0, host.data(), n * 4, HostKind::pageable);
-  std::vector<float> back(n);
-  q.read(back.data(), m, 0, n * 4, HostKind::pageable);
-  q.finish();
-  cpu.join();
-  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(back[i], float(i) + 0.5f) << "item " << i;
-  device.release(m);
-}
-
 // The other direction: a host thread (a CPU device's worker) waits on an
 // OpenCL event, then uses what the device produced.
 TEST(OpenclEvents, HostThreadWaitsForAnOpenclEvent) {

@@ -152,16 +152,6 @@ TEST_F(OpenclKernels, WrongArgumentCountIsInvalidArgument) {
   }
 }
 
-TEST_F(OpenclKernels, KernelWithoutOpenclCodeHasNoImplementation) {
-  static const Kernel cpu_only = Kernel{"cpu_only"}.cpu([](Span, const KernelArgs&) {});
-  try {
-    compute().launch(cpu_only, Span{0, 1}, KernelArgs({}));
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), Errc::no_implementation);
-  }
-}
-
 TEST_F(OpenclKernels, NativeLauncherGetsTheCommandQueue) {
   void* seen = nullptr;
   Span seen_span;

@@ -5,6 +5,7 @@
 
 #include "baton/error.hpp"
 #include "device/backend.hpp"
+#include "device/copy_range.hpp"
 #include "device/host_memory.hpp"
 
 namespace baton::detail {
@@ -24,13 +25,20 @@ class CpuDevice::CpuQueue final : public Queue {
   explicit CpuQueue(CpuDevice& dev) : dev_(dev), done_(std::make_shared<DoneEvent>()) {}
   void write(DeviceMemory dst, std::size_t off, const void* host, std::size_t bytes,
              HostKind) override {
+    check_copy_range(dst, off, bytes, dev_.name(), "write");
+    if (bytes == 0) return;
     std::memcpy(static_cast<char*>(dst.ptr) + off, host, bytes);
   }
   void read(void* host, DeviceMemory src, std::size_t off, std::size_t bytes, HostKind) override {
+    check_copy_range(src, off, bytes, dev_.name(), "read");
+    if (bytes == 0) return;
     std::memcpy(host, static_cast<const char*>(src.ptr) + off, bytes);
   }
   void copy(DeviceMemory dst, std::size_t doff, DeviceMemory src, std::size_t soff,
             std::size_t bytes) override {
+    check_copy_range(dst, doff, bytes, dev_.name(), "copy");
+    check_copy_range(src, soff, bytes, dev_.name(), "copy");
+    if (bytes == 0) return;
     std::memmove(static_cast<char*>(dst.ptr) + doff, static_cast<const char*>(src.ptr) + soff,
                  bytes);
   }

@@ -15,7 +15,10 @@ CudaDevice::~CudaDevice() {
   modules_.reset();
 }
 
+// An empty buffer holds no memory, as on the other backends: nothing to
+// allocate or give back.
 DeviceMemory CudaDevice::allocate(std::size_t bytes) {
+  if (bytes == 0) return {};
   return zero_copy_ ? allocate_mapped(bytes) : gpu().allocator().allocate(bytes);
 }
 
@@ -24,6 +27,7 @@ DeviceMemory CudaDevice::allocate_mapped(std::size_t bytes) {
 }
 
 void CudaDevice::release(DeviceMemory memory) {
+  if (memory.bytes == 0 && !memory.ptr) return;
   gpu().allocator().release(memory);
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "baton/error.hpp"
+#include "device/copy_range.hpp"
 
 namespace baton::cuda {
 namespace {
@@ -60,6 +61,7 @@ CudaQueue::~CudaQueue() {
 
 void CudaQueue::write(DeviceMemory dst, std::size_t dst_offset, const void* host, std::size_t bytes,
                       HostKind kind) {
+  detail::check_copy_range(dst, dst_offset, bytes, where_, "write");
   if (bytes == 0) return;
   ContextGuard guard(ctx_->handle());
   if (kind == HostKind::pinned) {
@@ -72,6 +74,7 @@ void CudaQueue::write(DeviceMemory dst, std::size_t dst_offset, const void* host
 
 void CudaQueue::read(void* host, DeviceMemory src, std::size_t src_offset, std::size_t bytes,
                      HostKind kind) {
+  detail::check_copy_range(src, src_offset, bytes, where_, "read");
   if (bytes == 0) return;
   ContextGuard guard(ctx_->handle());
   if (kind == HostKind::pinned) {
@@ -84,6 +87,8 @@ void CudaQueue::read(void* host, DeviceMemory src, std::size_t src_offset, std::
 
 void CudaQueue::copy(DeviceMemory dst, std::size_t dst_offset, DeviceMemory src,
                      std::size_t src_offset, std::size_t bytes) {
+  detail::check_copy_range(dst, dst_offset, bytes, where_, "copy");
+  detail::check_copy_range(src, src_offset, bytes, where_, "copy");
   if (bytes == 0) return;
   ContextGuard guard(ctx_->handle());
   BATON_CU(where_, cuMemcpyDtoDAsync, at(dst, dst_offset), at(src, src_offset), bytes, stream_);

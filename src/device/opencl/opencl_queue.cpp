@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "baton/error.hpp"
+#include "device/copy_range.hpp"
 #include "device/opencl/cl_error.hpp"
 #include "device/opencl/opencl_event.hpp"
 
@@ -48,19 +49,10 @@ ClQueue::~ClQueue() {
   clReleaseCommandQueue(queue_);
 }
 
-void ClQueue::check_range(const DeviceMemory& memory, std::size_t offset, std::size_t bytes,
-                          const char* what) const {
-  if (offset > memory.bytes || bytes > memory.bytes - offset)
-    raise(Errc::invalid_argument, where_,
-          std::string(what) + " of " + std::to_string(bytes) + " bytes at offset " +
-              std::to_string(offset) + " overruns a buffer of " + std::to_string(memory.bytes) +
-              " bytes");
-}
-
 // The OpenCL runtime handles host memory of either kind itself.
 void ClQueue::write(DeviceMemory dst, std::size_t dst_offset, const void* host, std::size_t bytes,
                     HostKind) {
-  check_range(dst, dst_offset, bytes, "write");
+  check_copy_range(dst, dst_offset, bytes, where_, "write");
   if (bytes == 0) return;  // OpenCL rejects empty transfers
   check(clEnqueueWriteBuffer(queue_, cl_mem_of(dst), CL_FALSE, dst_offset, bytes, host, 0, nullptr,
                              nullptr),
@@ -69,7 +61,7 @@ void ClQueue::write(DeviceMemory dst, std::size_t dst_offset, const void* host, 
 
 void ClQueue::read(void* host, DeviceMemory src, std::size_t src_offset, std::size_t bytes,
                    HostKind) {
-  check_range(src, src_offset, bytes, "read");
+  check_copy_range(src, src_offset, bytes, where_, "read");
   if (bytes == 0) return;
   check(clEnqueueReadBuffer(queue_, cl_mem_of(src), CL_FALSE, src_offset, bytes, host, 0, nullptr,
                             nullptr),
@@ -78,8 +70,8 @@ void ClQueue::read(void* host, DeviceMemory src, std::size_t src_offset, std::si
 
 void ClQueue::copy(DeviceMemory dst, std::size_t dst_offset, DeviceMemory src,
                    std::size_t src_offset, std::size_t bytes) {
-  check_range(dst, dst_offset, bytes, "copy");
-  check_range(src, src_offset, bytes, "copy");
+  check_copy_range(dst, dst_offset, bytes, where_, "copy");
+  check_copy_range(src, src_offset, bytes, where_, "copy");
   if (bytes == 0) return;
   check(clEnqueueCopyBuffer(queue_, cl_mem_of(src), cl_mem_of(dst), src_offset, dst_offset, bytes,
                             0, nullptr, nullptr),

@@ -57,8 +57,6 @@ class ClQueue final : public Queue {
     cl_uint arg_count = 0;       // begin, end and the kernel's own parameters
   };
   ClKernel& kernel_for(const Kernel& kernel, const GpuCode& code);  // under launch_mutex_
-  void check_range(const DeviceMemory& memory, std::size_t offset, std::size_t bytes,
-                   const char* what) const;
 
   std::shared_ptr<ClContext> context_;
   cl_device_id device_;

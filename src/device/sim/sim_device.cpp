@@ -13,6 +13,7 @@
 #include "common/human_bytes.hpp"
 #include "common/wave_cost.hpp"
 #include "device/backend.hpp"
+#include "device/copy_range.hpp"
 #include "device/host_memory.hpp"
 
 namespace baton::detail {
@@ -26,15 +27,19 @@ class SimDevice::SimQueue final : public Queue {
   explicit SimQueue(SimDevice& dev) : dev_(dev) {}
   void write(DeviceMemory dst, std::size_t off, const void* host, std::size_t bytes,
              HostKind) override {
+    check_copy_range(dst, off, bytes, dev_.name(), "write");
     dev_.move_bytes(static_cast<char*>(dst.ptr) + off, host, bytes);
     cross_host_route(SimLinkLoads::to_device, bytes);
   }
   void read(void* host, DeviceMemory src, std::size_t off, std::size_t bytes, HostKind) override {
+    check_copy_range(src, off, bytes, dev_.name(), "read");
     dev_.move_bytes(host, static_cast<const char*>(src.ptr) + off, bytes);
     cross_host_route(SimLinkLoads::to_host, bytes);
   }
   void copy(DeviceMemory dst, std::size_t doff, DeviceMemory src, std::size_t soff,
             std::size_t bytes) override {
+    check_copy_range(dst, doff, bytes, dev_.name(), "copy");
+    check_copy_range(src, soff, bytes, dev_.name(), "copy");
     dev_.move_bytes(static_cast<char*>(dst.ptr) + doff, static_cast<const char*>(src.ptr) + soff,
                     bytes);
   }
