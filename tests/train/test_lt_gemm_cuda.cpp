@@ -3,7 +3,7 @@
 // bucket of rows, not one per count.
 #include <set>
 
-#include "cuda/cuda_test.hpp"
+#include "device/cuda/cuda_test.hpp"
 #include "train/cuda/lt_gemm.hpp"
 
 using namespace baton;

@@ -1,5 +1,5 @@
 // What only the cpu backend does: a launch split over the device's threads.
-// Copies, errors and events are the device contract's (device_contract/).
+// Copies, errors and events are the device contract's (device/contract/).
 #include <gtest/gtest.h>
 
 #include <atomic>

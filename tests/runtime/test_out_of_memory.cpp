@@ -2,7 +2,7 @@
 // others and the run says so; buffers that fit no device are an error when
 // the task is submitted, before any work starts. Sim devices with a
 // memory_gib bound stand in for GPUs here; the CUDA backend's own fallback
-// (managed memory) is tested in tests/cuda/test_cuda_memory.cpp.
+// (managed memory) is tested in tests/device/cuda/test_cuda_memory.cpp.
 #include <gtest/gtest.h>
 
 #include <cstdio>

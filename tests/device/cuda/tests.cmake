@@ -4,11 +4,11 @@
 # skipped where a driver is). A skip marks a whole executable skipped, so
 # cases that skip on some machines live in executables of their own.
 foreach(t cuda_partition_sizes cuda_unavailable cuda_errors)
-  baton_test(NAME test_${t} SOURCES cuda/test_${t}.cpp LABELS cuda)
+  baton_test(NAME test_${t} SOURCES device/cuda/test_${t}.cpp LABELS cuda)
 endforeach()
 foreach(t cuda_backend cuda_launch cuda_partitions cuda_events cuda_copies cuda_peer cuda_memory
           cuda_nvrtc cuda_gemm nvml)
-  baton_test(NAME test_${t} SOURCES cuda/test_${t}.cpp LABELS gpu)
+  baton_test(NAME test_${t} SOURCES device/cuda/test_${t}.cpp LABELS gpu)
 endforeach()
 foreach(t cuda_partition_sizes cuda_unavailable cuda_errors cuda_backend cuda_launch cuda_partitions
           cuda_events cuda_copies cuda_peer cuda_memory cuda_nvrtc cuda_gemm nvml)

@@ -3,7 +3,7 @@
 # with the reason, where there is none.
 set(BATON_OPENCL_TESTS spec memory kernels events no_icd exactly_once)
 foreach(unit IN LISTS BATON_OPENCL_TESTS)
-  baton_test(NAME test_opencl_${unit} SOURCES opencl/test_opencl_${unit}.cpp LABELS opencl)
+  baton_test(NAME test_opencl_${unit} SOURCES device/opencl/test_opencl_${unit}.cpp LABELS opencl)
   # The tests include the backend's headers, and so the OpenCL headers.
   target_link_libraries(test_opencl_${unit} PRIVATE OpenCL::OpenCL)
 endforeach()

@@ -1,5 +1,5 @@
 // An OpenCL buffer is a cl_mem with no host pointer. Round trips, limits and
-// overruns are the device contract's (device_contract/).
+// overruns are the device contract's (device/contract/).
 #include <gtest/gtest.h>
 
 #include "opencl_test_support.hpp"

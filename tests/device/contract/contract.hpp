@@ -1,5 +1,5 @@
 // What every backend's devices must do, written once against the Device
-// interface and instantiated per backend (device_contract/<backend>.cpp), as
+// interface and instantiated per backend (device/contract/<backend>.cpp), as
 // the conformance suite is for the Runtime: copies that round-trip at
 // offsets, zero-byte copies, an overrun refused, more memory than the device
 // holds refused, a kernel the device cannot run named as such, and

@@ -1,6 +1,6 @@
 // Telemetry: the host's load from /proc/stat, and the sampler over a set's
 // devices (a ring of the last readings, what each device can report, what a
-// round costs). The CUDA side, NVML's readings, is in tests/cuda/test_nvml.cpp.
+// round costs). The CUDA side, NVML's readings, is in tests/device/cuda/test_nvml.cpp.
 #include <gtest/gtest.h>
 
 #include <thread>
