@@ -4,7 +4,7 @@
 // chunk), and a small saxpy (64 Ki items).
 //   bench_cuda_overhead [json path]
 #include "bench_util.hpp"
-#include "device/cuda/builtin_fatbin.hpp"
+#include "workloads/builtin_fatbin.hpp"
 
 using namespace baton;
 using namespace baton::bench;

@@ -7,7 +7,7 @@
 //   bench_cuda_tasks [json path]
 #include "baton/runtime.hpp"
 #include "bench_util.hpp"
-#include "device/cuda/builtin_fatbin.hpp"
+#include "workloads/builtin_fatbin.hpp"
 #include "workloads/balance_kernels.hpp"
 
 using namespace baton;

@@ -4,7 +4,7 @@
 #include <atomic>
 
 #ifdef BATON_HAVE_CUDA
-#include "device/cuda/builtin_fatbin.hpp"
+#include "workloads/builtin_fatbin.hpp"
 #endif
 #ifdef BATON_HAVE_OPENCL
 #include "workloads/kernels_opencl.hpp"

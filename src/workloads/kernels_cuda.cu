@@ -1,6 +1,6 @@
 // CUDA versions of the built-in kernels, compiled by nvcc at build time into
 // one fatbin (sm_80, sm_90 and compute_90 PTX) embedded in libbaton; see
-// src/device/cuda/builtin_fatbin.hpp. Parameters follow include/baton/kernel.hpp:
+// src/workloads/builtin_fatbin.hpp. Parameters follow include/baton/kernel.hpp:
 // (begin, end, ...), item begin + global thread id, nothing done at or past end.
 
 extern "C" __global__ void baton_fma(unsigned long long begin, unsigned long long end,

@@ -13,7 +13,7 @@
 
 #include "baton/error.hpp"
 #include "device/backend.hpp"
-#include "device/cuda/builtin_fatbin.hpp"
+#include "workloads/builtin_fatbin.hpp"
 #include "device/cuda/cuda_device.hpp"
 #include "support/backend_fixture.hpp"
 

@@ -1,8 +1,8 @@
 # cmake -DINPUT=<fatbin> -DOUTPUT=<cpp> [-DHEADER=<h> -DFUNCTION=<ns::name>] -P embed_fatbin.cmake
 # Writes a C++ file defining FUNCTION() (baton::detail::builtin_cuda_fatbin,
-# declared in device/cuda/builtin_fatbin.hpp, by default) over the bytes.
+# declared in workloads/builtin_fatbin.hpp, by default) over the bytes.
 if(NOT HEADER)
-  set(HEADER "device/cuda/builtin_fatbin.hpp")
+  set(HEADER "workloads/builtin_fatbin.hpp")
 endif()
 if(NOT FUNCTION)
   set(FUNCTION "baton::detail::builtin_cuda_fatbin")

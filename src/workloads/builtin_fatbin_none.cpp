@@ -1,5 +1,5 @@
 // Built without nvcc: no built-in CUDA kernels (see builtin_fatbin.hpp).
-#include "device/cuda/builtin_fatbin.hpp"
+#include "workloads/builtin_fatbin.hpp"
 
 namespace baton::detail {
 
