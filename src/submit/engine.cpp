@@ -66,12 +66,16 @@ Engine::Engine(DeviceSet& devices, const Options& options, const std::vector<Pol
     slot.entry = &p;
     policies_.push_back(std::move(slot));
   }
+  traits_.resize(policies_.size());
+  trace_log_ = &trace_;
+  write_back_ = options_.write_back;
   const std::vector<long long> faults = parse_faults(options_.fault, machine_.names);
   for (int d = 0; d < machine_.devices; ++d) {
     std::vector<unsigned> cpus =
         d < int(set_.affinity.size()) ? set_.affinity[d] : std::vector<unsigned>{};
     workers_.push_back(
         std::make_unique<Worker>(*this, d, *set_.devices[d], std::move(cpus), faults[d]));
+    peers_.push_back(workers_.back().get());
   }
   last_totals_.resize(workers_.size());
   last_reruns_.resize(workers_.size());
@@ -99,9 +103,8 @@ int Engine::policy_index(const std::string& name) {
       std::lock_guard lock(runs_mu_);
       if (!slot.instance) {
         slot.instance = slot.entry->make(machine_);
-        slot.steals = slot.instance->steals();
-        slot.learns = slot.instance->learns();
-        if (slot.steals) any_stealing_.store(true);
+        traits_[i] = {slot.instance->steals(), slot.instance->learns()};
+        if (traits_[i].steals) any_stealing_.store(true);
       }
     }
     return int(i);

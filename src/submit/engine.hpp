@@ -22,46 +22,16 @@
 #include "baton/task.hpp"
 #include "memory/coherence.hpp"
 #include "submit/access_tracker.hpp"
+#include "submit/kernel_entry.hpp"
 #include "submit/policy_hooks.hpp"
 #include "submit/split_run.hpp"
 #include "submit/task_pool.hpp"
 #include "submit/worker.hpp"
+#include "submit/worker_host.hpp"
 
 namespace baton::detail {
 
-// What the calibration timed a kernel on, per device (0: not timed): the
-// items its rate in use was timed over, and its least run's items and time.
-struct TimedRuns {
-  std::vector<double> items, least_items, least_s;
-};
-
-// A kernel as the engine keeps it for the Runtime's life: tasks point here,
-// so submitting one costs no reference count.
-struct KernelEntry {
-  Kernel kernel;
-  std::vector<char> runs_on;  // per device: its backend has an implementation
-  // Per device: the items it runs at once of this kernel, its waves
-  // (DeviceInfo::parallel_items), or 1 where its code is a native launcher,
-  // whose every item runs over the whole device.
-  std::vector<std::uint64_t> parallel_items;
-  std::vector<std::uint64_t> wave_step;  // of those, what fills at a time (DeviceInfo::wave_step)
-  // Per device: the items its native launcher runs in one pass (1: none).
-  std::vector<std::uint64_t> pass_items;
-  // Per device: the kernel's standalone rate once calibrated, else the peak
-  // figure; 0 where it cannot run. Read by placement on any thread.
-  std::unique_ptr<std::atomic<double>[]> weights;
-  // Per device: left out of this kernel's work (it shares a resource with
-  // devices that do more without it); it still runs tasks pinned to it, and
-  // the kernel's work when no other device can.
-  std::unique_ptr<std::atomic<bool>[]> left_out;
-  // Per device: how many items keep it as busy as a whole wave of them
-  // (Engine::set_busy_items); 0: a whole wave.
-  std::unique_ptr<std::atomic<double>[]> busy_items;
-  TimedRuns timed;  // guarded by the engine's submit lock; empty before calibration
-  std::atomic<bool> calibrated{false};  // the weights are measured rates (Engine::set_rates)
-};
-
-class Engine final : public HostAccessGuard {
+class Engine final : public HostAccessGuard, public WorkerHost {
  public:
   // `devices` outlives the engine. Starts one worker per device.
   Engine(DeviceSet& devices, const Options& options, const std::vector<PolicyEntry>& policies,
@@ -122,7 +92,6 @@ class Engine final : public HostAccessGuard {
                              const std::vector<double>& rates);
 
   Clock& clock() { return clock_; }
-  TraceLog& trace_log() { return trace_; }
   const MachineView& machine() const { return machine_; }
   // Buffers made by the runtime: dropped node data and rehomed replicas
   // reach them when a device fails.
@@ -130,63 +99,41 @@ class Engine final : public HostAccessGuard {
   void before_host_access(BufferState& buffer, std::uint64_t b, std::uint64_t e,
                           bool for_write) override;
 
-  // ---- for the workers ----
   SchedulingPolicy& policy(const TaskRecord* t) { return *policies_[t->policy].instance; }
-  // `t` has no unissued predecessor left: place it. `from`: the worker placing
-  // it, or null (the submitting thread holds the submit lock then, or a
-  // failed device's worker hands its tasks on).
-  void make_ready(TaskRecord* t, Worker* from);
-  // Other devices may take `t` from the queue it waits in: its policy steals
-  // and it is not pinned to its device.
-  bool stealable(const TaskRecord* t) const { return t->pinned < 0 && policies_[t->policy].steals; }
-  bool learns(const TaskRecord* t) const { return policies_[t->policy].learns; }
-  // Device `d` may run `t`: it is alive, has code for the kernel and did not run out of memory for
-  // it.
-  bool can_run(const TaskRecord* t, int d) const;
-  // `t` leaves device `d`'s queue to run there: its policy is told.
-  void left_queue(TaskRecord* t, int d);
-  // `t` was enqueued on `device`, down `lane`; its successors may be placed.
-  void issued(TaskRecord* t, const EventPtr& done, int device, LaneId lane, Worker& from);
-  void finished(TaskRecord* t, Worker& by, double seconds);
-  // `t` fails with `error` (a usage error, a failed predecessor, no device
-  // left); so does everything that depends on it.
-  void fail(TaskRecord* t, std::exception_ptr error, Worker* by);
-  // Device `d` ran out of memory for `t`: it runs elsewhere, or fails with `why`.
-  void exclude(TaskRecord* t, int d, const std::string& why);
-  // `t` was in flight on a device that failed: it runs again; tasks that
-  // already used its results fail, since those results never came.
-  void lost_in_flight(TaskRecord* t, const std::string& cause);
-  void published(std::uint64_t tasks);
-  void pool_flush(FreeBatch& batch) { pool_.flush(batch); }
-  // After publishing work: a read-modify-write, so that it is ordered after
-  // the publication (a worker counts itself asleep, then looks for work).
-  bool any_idle() { return sleepers_.fetch_add(0, std::memory_order_seq_cst) > 0; }
-  void sleeping(bool now) { sleepers_.fetch_add(now ? 1 : -1, std::memory_order_seq_cst); }
-  void wake_one(int except);
   void wake_all();
-  Worker& worker(int d) { return *workers_[d]; }
-  int devices() const { return int(workers_.size()); }
   bool alive(int d) const { return workers_[d]->alive(); }
   std::string failure(int d) const { return workers_[d]->failure(); }  // once !alive(d)
-  bool write_back() const { return options_.write_back; }
-  // Some policy in use lets idle devices take others' queued tasks.
-  bool steals_anything() const { return any_stealing_.load(std::memory_order_relaxed); }
-  // The victims device `d` tries, nearest first, under the default policy (null: any order).
-  const std::vector<int>* victim_order(int d) const;
 
-  // Spread tasks.
-  void chunk_done(TaskRecord* t, int d, std::uint64_t items, double seconds);
-  void spread_publish(TaskRecord* t, std::uint64_t items, Worker& w);
-  void spread_leave(TaskRecord* t, Worker& w);
-  void spread_error(TaskRecord* t, std::exception_ptr e);
-  void spread_exclude(TaskRecord* t, int d, const std::string& why);
+  // ---- for the workers (WorkerHost: each says what it is for) ----
+  void make_ready(TaskRecord* t, Worker* from) override;
+  bool can_run(const TaskRecord* t, int d) const override;
+  void left_queue(TaskRecord* t, int d) override;
+  void issued(TaskRecord* t, const EventPtr& done, int device, LaneId lane, Worker& from) override;
+  void finished(TaskRecord* t, Worker& by, double seconds) override;
+  void fail(TaskRecord* t, std::exception_ptr error, Worker* by) override;
+  void exclude(TaskRecord* t, int d, const std::string& why) override;
+  void lost_in_flight(TaskRecord* t, const std::string& cause) override;
+  void requeue(std::vector<TaskRecord*>& tasks) override;
+  void published(std::uint64_t tasks) override;
+  void pool_flush(FreeBatch& batch) override { pool_.flush(batch); }
 
-  // `w`'s device failed with `cause`: `requeue` are the tasks it held, `left`
-  // the spread tasks it took part in (it has left them).
+  std::optional<Take> next_chunk(TaskRecord* t, int d) override;
+  void chunk_done(TaskRecord* t, int d, Span span, double seconds) override;
+  void chunk_returned(TaskRecord* t, int d, Span span, bool rerun) override;
+  void chunks_retired(TaskRecord* t, int d) override;
+  bool chunks_for(const TaskRecord* t, int d) const override;
+  bool chunks_exhausted(const TaskRecord* t) const override;
+  void spread_publish(TaskRecord* t, std::uint64_t items, Worker& w) override;
+  void spread_leave(TaskRecord* t, Worker& w) override;
+  void spread_error(TaskRecord* t, std::exception_ptr e) override;
+  void spread_exclude(TaskRecord* t, int d, const std::string& why) override;
+
+  const std::vector<int>* victim_order(int d) const override;
+  void wake_one(int except) override;
   void device_failed(Worker& w, const std::string& cause, std::vector<TaskRecord*>& requeue,
-                     std::vector<TaskRecord*>& left);
-  // Places tasks again (a failed device's, or ones that reached it late).
-  void requeue(std::vector<TaskRecord*>& tasks);
+                     std::vector<TaskRecord*>& left) override;
+
+  const Options& options() const override { return machine_.options; }
 
  private:
   void let_go_when_idle();
@@ -194,7 +141,6 @@ class Engine final : public HostAccessGuard {
     std::string name;
     const PolicyEntry* entry = nullptr;
     std::unique_ptr<SchedulingPolicy> instance;  // made on first use
-    bool steals = false, learns = false;         // the instance's, read on every task
     std::vector<std::unique_ptr<ChunkSource>> idle_sources;
   };
 
@@ -234,7 +180,6 @@ class Engine final : public HostAccessGuard {
   MachineView machine_;
   TraceLog trace_;  // a track per device, in device order
   std::vector<PolicySlot> policies_;
-  std::atomic<bool> any_stealing_{false};
   std::vector<std::unique_ptr<Worker>> workers_;
   TaskPool pool_;
 
@@ -256,7 +201,6 @@ class Engine final : public HostAccessGuard {
   std::vector<DeviceStats> last_totals_;  // the workers' counters at the last wait_all
   std::vector<std::uint64_t> last_reruns_;
 
-  alignas(64) std::atomic<int> sleepers_{0};
   std::atomic<std::uint64_t> spread_counter_{0};
   std::atomic<std::uint64_t> weights_epoch_{1};  // moves when a device fails or rates change
 

@@ -97,13 +97,38 @@ void Engine::announce(TaskRecord* t, int device) {
   workers_[device]->announce(t);
 }
 
-void Engine::chunk_done(TaskRecord* t, int d, std::uint64_t items, double seconds) {
+// Chunks of a spread task: handed out, completed, given back and retired
+// here, the chunk source and the policy told together.
+std::optional<Take> Engine::next_chunk(TaskRecord* t, int d) {
+  return t->split->source->next(d);
+}
+
+void Engine::chunk_done(TaskRecord* t, int d, Span span, double seconds) {
+  t->split->source->completed(d, span, seconds);
   SchedulingPolicy& pol = policy(t);
   if (!pol.learns()) return;
   thread_local std::vector<double> transfer;
   TaskShape s = shape(t, weights_of(t), transfer, false);
-  s.items = items;
+  s.items = span.size();
   pol.finished(d, s, seconds);
+}
+
+void Engine::chunk_returned(TaskRecord* t, int d, Span span, bool rerun) {
+  t->split->source->give_back(d, span);
+  if (rerun) t->split->reruns.fetch_add(1, std::memory_order_relaxed);
+}
+
+void Engine::chunks_retired(TaskRecord* t, int d) {
+  t->split->source->retire(d);
+}
+
+bool Engine::chunks_for(const TaskRecord* t, int d) const {
+  const ChunkSource& s = *t->split->source;
+  return s.stealable(d) || s.exhausted();
+}
+
+bool Engine::chunks_exhausted(const TaskRecord* t) const {
+  return t->split->source->exhausted();
 }
 
 void Engine::spread_publish(TaskRecord* t, std::uint64_t items, Worker& w) {

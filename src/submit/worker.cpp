@@ -7,7 +7,6 @@
 #include <algorithm>
 
 #include "baton/error.hpp"
-#include "submit/engine.hpp"
 
 namespace baton::detail {
 
@@ -21,9 +20,9 @@ thread_local int tls_device = -1;
 
 }  // namespace
 
-Worker::Worker(Engine& engine, int index, Device& device, std::vector<unsigned> cpus,
+Worker::Worker(WorkerHost& host, int index, Device& device, std::vector<unsigned> cpus,
                long long fault_after)
-    : engine_(engine),
+    : host_(host),
       index_(index),
       device_(device),
       clock_(device.clock()),
@@ -35,10 +34,9 @@ Worker::Worker(Engine& engine, int index, Device& device, std::vector<unsigned> 
       fault_after_(fault_after),
       depth_(std::size_t(std::max(1, device.info().pipeline_depth))),
       // Spinning cannot make virtual time pass: there a worker sleeps at once.
-      idle_spin_s_(device.clock().is_virtual() ? 0 : engine.machine().options.idle_spin_us * 1e-6),
-      gap_spin_s_(device.info().needs_driver_thread ? engine.machine().options.gap_spin_us * 1e-6
-                                                    : 0),
-      long_chunk_s_(engine.machine().options.long_chunk_us * 1e-6),
+      idle_spin_s_(device.clock().is_virtual() ? 0 : host.options().idle_spin_us * 1e-6),
+      gap_spin_s_(device.info().needs_driver_thread ? host.options().gap_spin_us * 1e-6 : 0),
+      long_chunk_s_(host.options().long_chunk_us * 1e-6),
       parker_(device.clock().make_parker(true)),
       rng_(0x9e3779b97f4a7c15ull ^ std::uint64_t(index + 1) * 0xbf58476d1ce4e5b9ull) {}
 
@@ -86,7 +84,7 @@ void Worker::run() {
   // Stopped once every task is over: spread tasks this worker was woken to
   // leave (or never saw) are let go here, else their records are never freed.
   take_announcements();
-  for (auto& p : parts_) engine_.spread_leave(p->task, *this);
+  for (auto& p : parts_) host_.spread_leave(p->task, *this);
   parts_.clear();
   publish();
   clock_.detach_worker();
@@ -95,7 +93,7 @@ void Worker::run() {
 // ---- queues ----
 
 void Worker::post(TaskRecord* t) {
-  if (engine_.stealable(t)) inbox_stealable_.fetch_add(1, std::memory_order_relaxed);
+  if (host_.stealable(t)) inbox_stealable_.fetch_add(1, std::memory_order_relaxed);
   inbox_.push(t);
   if (sleeping_.load(std::memory_order_seq_cst)) parker_->unpark();
 }
@@ -127,7 +125,7 @@ TaskRecord* Worker::steal(Worker& thief) {
   inbox_.take_all(taken);
   TaskRecord* first = nullptr;
   for (TaskRecord* t : taken) {
-    if (!engine_.stealable(t) || !engine_.can_run(t, thief.index())) {
+    if (!host_.stealable(t) || !host_.can_run(t, thief.index())) {
       // Back, and not counted as stealable: a thief that may not run it
       // (out of memory there) would take it again and again, and on a
       // virtual clock time would never move on.
@@ -147,14 +145,14 @@ void Worker::push_local(TaskRecord* t, bool stealable) {
     return;
   }
   local_.push(reinterpret_cast<std::uintptr_t>(t));
-  if (engine_.any_idle()) engine_.wake_one(index_);
+  if (host_.any_idle()) host_.wake_one(index_);
 }
 
 void Worker::take_inbox() {
   inbox_scratch_.clear();
   inbox_stealable_.store(0, std::memory_order_relaxed);
   inbox_.take_all(inbox_scratch_);
-  for (TaskRecord* t : inbox_scratch_) push_local(t, engine_.stealable(t));
+  for (TaskRecord* t : inbox_scratch_) push_local(t, host_.stealable(t));
 }
 
 void Worker::take_announcements() {
@@ -186,7 +184,7 @@ void Worker::count_finished(std::uint64_t n) {
 
 void Worker::publish() {
   counters_.last_done_s.store(now(), std::memory_order_relaxed);
-  engine_.published(unpublished_);
+  host_.published(unpublished_);
   unpublished_ = 0;
 }
 
@@ -199,11 +197,11 @@ bool Worker::step() {
     inbox_.take_all(requeue);
     if (has_announced_.load(std::memory_order_acquire)) {
       std::lock_guard lock(announce_mu_);
-      for (TaskRecord* t : announced_) engine_.spread_leave(t, *this);
+      for (TaskRecord* t : announced_) host_.spread_leave(t, *this);
       announced_.clear();
       has_announced_.store(false, std::memory_order_relaxed);
     }
-    engine_.requeue(requeue);
+    host_.requeue(requeue);
     return false;
   }
   // Work in flight is committed to this device and cannot be stolen: when
@@ -287,7 +285,7 @@ void Worker::idle() {
     busy_since_s_ = -1;
   }
   if (unpublished_) publish();
-  engine_.pool_flush(free_);
+  host_.pool_flush(free_);
   // Look for work a little before sleeping; yielding, so that a submitting
   // thread that shares the cores keeps running. A GPU's worker looks for
   // twice as long as its last idle time, up to BATON_GAP_SPIN_US: a loop that
@@ -308,9 +306,9 @@ void Worker::idle() {
     std::this_thread::yield();
   }
   sleeping_.store(true, std::memory_order_seq_cst);
-  engine_.sleeping(true);
+  host_.sleeping(true);
   if (!has_work_now() && !stop_.load(std::memory_order_seq_cst)) parker_->park();
-  engine_.sleeping(false);
+  host_.sleeping(false);
   sleeping_.store(false, std::memory_order_relaxed);
   last_gap_s_ = now() - since;
 }
@@ -322,12 +320,11 @@ bool Worker::has_work_now() {
     return true;
   for (const auto& p : parts_) {
     if (p->task->finished() || (p->excluded && p->in_flight == 0)) return true;  // to leave it
-    const ChunkSource& s = *p->run->source;
-    if (s.stealable(index_) || s.exhausted()) return true;
+    if (host_.chunks_for(p->task, index_)) return true;
   }
-  if (engine_.steals_anything())
-    for (int v = 0; v < engine_.devices(); ++v)
-      if (v != index_ && engine_.worker(v).has_stealable()) return true;
+  if (host_.steals_anything())
+    for (int v = 0; v < host_.devices(); ++v)
+      if (v != index_ && host_.worker(v).has_stealable()) return true;
   return false;
 }
 
@@ -351,7 +348,7 @@ std::optional<Worker::Work> Worker::find_work(bool chunks) {
   if (has_announced_.load(std::memory_order_acquire)) take_announcements();
   if (chunks && !parts_.empty())
     if (auto w = chunk_work()) return w;
-  if (engine_.steals_anything()) return steal_work();
+  if (host_.steals_anything()) return steal_work();
   return std::nullopt;
 }
 
@@ -361,7 +358,7 @@ std::optional<Worker::Work> Worker::chunk_work() {
   for (std::size_t i = 0; i < n && !found; ++i) {
     Participation& p = *parts_[(next_part_ + i) % n];
     if (p.task->finished() || p.excluded) continue;
-    if (auto take = p.run->source->next(index_)) {
+    if (auto take = host_.next_chunk(p.task, index_)) {
       next_part_ = (next_part_ + i) % n;  // stay with it while it has chunks
       found = Work{p.task, &p, *take, take->victim};
     }
@@ -374,12 +371,12 @@ std::optional<Worker::Work> Worker::chunk_work() {
       continue;
     }
     settle(p);
-    const bool over = p.task->finished() || p.excluded || p.run->source->exhausted();
+    const bool over = p.task->finished() || p.excluded || host_.chunks_exhausted(p.task);
     if (over && p.in_flight == 0) {
       TaskRecord* t = p.task;
       spare_parts_.push_back(std::move(parts_[i]));
       parts_.erase(parts_.begin() + std::ptrdiff_t(i));
-      engine_.spread_leave(t, *this);
+      host_.spread_leave(t, *this);
       if (found) {  // keep the found participation's place
         for (std::size_t j = 0; j < parts_.size(); ++j)
           if (parts_[j].get() == found->part) next_part_ = j;
@@ -393,16 +390,16 @@ std::optional<Worker::Work> Worker::chunk_work() {
 }
 
 std::optional<Worker::Work> Worker::steal_work() {
-  const int n = engine_.devices();
+  const int n = host_.devices();
   auto from = [&](int v) -> std::optional<Work> {
     if (v == index_ || v < 0) return std::nullopt;
-    if (TaskRecord* t = engine_.worker(v).steal(*this)) {
+    if (TaskRecord* t = host_.worker(v).steal(*this)) {
       sticky_ = v;
       return task_work(t, v);
     }
     return std::nullopt;
   };
-  if (const std::vector<int>* order = engine_.victim_order(index_)) {
+  if (const std::vector<int>* order = host_.victim_order(index_)) {
     for (int v : *order)
       if (auto w = from(v)) return w;
     return std::nullopt;

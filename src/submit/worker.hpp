@@ -25,10 +25,10 @@
 #include "submit/task.hpp"
 #include "submit/task_pool.hpp"
 #include "submit/trace_log.hpp"
+#include "submit/worker_host.hpp"
 
 namespace baton::detail {
 
-class Engine;
 struct SplitRun;
 
 // Tasks other threads place on a device: a lock-free stack the owner empties
@@ -71,7 +71,7 @@ struct WorkerCounters {
 
 class Worker {
  public:
-  Worker(Engine& engine, int index, Device& device, std::vector<unsigned> cpus,
+  Worker(WorkerHost& host, int index, Device& device, std::vector<unsigned> cpus,
          long long fault_after);
   ~Worker();
   Worker(const Worker&) = delete;
@@ -97,7 +97,7 @@ class Worker {
     return local_.size() > 0 || inbox_stealable_.load(std::memory_order_relaxed) > 0;
   }
 
-  // --- its own thread, through the engine ---
+  // --- its own thread, through its host ---
   void push_local(TaskRecord* t, bool stealable);
   FreeBatch& free_batch() { return free_; }
   void count_finished(std::uint64_t n = 1);
@@ -217,7 +217,7 @@ class Worker {
 
   double now() const { return clock_.now(); }
 
-  Engine& engine_;
+  WorkerHost& host_;
   const int index_;
   Device& device_;
   Clock& clock_;

@@ -3,7 +3,8 @@
 #include <algorithm>
 
 #include "baton/error.hpp"
-#include "submit/engine.hpp"
+#include "submit/kernel_entry.hpp"
+#include "submit/split_run.hpp"
 #include "submit/worker.hpp"
 
 namespace baton::detail {
@@ -63,7 +64,7 @@ bool Worker::reap(Lane& lane) {
 }
 
 void Worker::trace(const InFlight& f, Lane& lane, double now_s, double device_s) {
-  TraceLog& log = engine_.trace_log();
+  TraceLog& log = host_.trace_log();
   if (f.traced_s < 0 || !log.on()) return;
   TraceSpan s;
   s.name = f.task->kernel->kernel.name();
@@ -113,7 +114,7 @@ void Worker::completed(InFlight& f, Lane& lane, double seconds) {
     last_chunk_s_ = seconds;
     chunk_completed(*f.part, f.span, f.step, seconds);
   } else {
-    engine_.finished(f.task, *this, seconds);
+    host_.finished(f.task, *this, seconds);
   }
 }
 
@@ -132,22 +133,21 @@ void Worker::chunk_completed(Participation& p, Span span, std::uint64_t step, do
   st.busy_s += seconds;
   counters_.add(counters_.chunks, launches);
   counters_.add(counters_.items, span.size());
-  p.run->source->completed(index_, span, seconds);
-  engine_.chunk_done(p.task, index_, span.size(), seconds);
+  host_.chunk_done(p.task, index_, span, seconds);
 }
 
 void Worker::settle(Participation& p) {
   if (p.in_flight == 0 && p.done_items > 0) {
     const std::uint64_t items = p.done_items;
     p.done_items = 0;
-    engine_.spread_publish(p.task, items, *this);
+    host_.spread_publish(p.task, items, *this);
   }
 }
 
 // ---- failures ----
 
 void Worker::task_failed(TaskRecord* t, std::exception_ptr e) {
-  engine_.fail(t, std::move(e), this);
+  host_.fail(t, std::move(e), this);
 }
 
 void Worker::chunk_failed(Participation& p, const Take& take, std::exception_ptr e) {
@@ -155,21 +155,20 @@ void Worker::chunk_failed(Participation& p, const Take& take, std::exception_ptr
     std::rethrow_exception(e);
   } catch (const Error& err) {
     if (err.code() == Errc::device_failed) {
-      p.run->source->give_back(index_, take.span);
-      p.run->reruns.fetch_add(1, std::memory_order_relaxed);
+      host_.chunk_returned(p.task, index_, take.span, true);
       device_lost(err.message());
       return;
     }
     if (err.code() == Errc::out_of_memory) {  // this device cannot hold it: others take it
       p.excluded = true;
-      p.run->source->give_back(index_, take.span);
-      p.run->source->retire(index_);  // its share of what is left goes to the others
-      engine_.spread_exclude(p.task, index_, err.message());
+      host_.chunk_returned(p.task, index_, take.span, false);
+      host_.chunks_retired(p.task, index_);  // its share of what is left goes to the others
+      host_.spread_exclude(p.task, index_, err.message());
       return;
     }
   } catch (...) {
   }
-  engine_.spread_error(p.task, e);
+  host_.spread_error(p.task, e);
 }
 
 void Worker::device_lost(const std::string& cause) {
@@ -196,10 +195,9 @@ void Worker::device_lost(const std::string& cause) {
       if (f.part) {
         --f.part->in_flight;
         --chunks_in_flight_;
-        f.part->run->source->give_back(index_, f.span);
-        f.part->run->reruns.fetch_add(1, std::memory_order_relaxed);
+        host_.chunk_returned(f.part->task, index_, f.span, true);
       } else {
-        engine_.lost_in_flight(f.task, cause);
+        host_.lost_in_flight(f.task, cause);
         requeue.push_back(f.task);
       }
     }
@@ -216,12 +214,12 @@ void Worker::device_lost(const std::string& cause) {
   // here, they raced with the host reading a run the others had finished.
   for (auto& p : parts_) {
     settle(*p);
-    p->run->source->retire(index_);
+    host_.chunks_retired(p->task, index_);
   }
   std::vector<TaskRecord*> left;
   for (auto& p : parts_) left.push_back(p->task);
   parts_.clear();
-  engine_.device_failed(*this, cause, requeue, left);
+  host_.device_failed(*this, cause, requeue, left);
 }
 
 }  // namespace baton::detail

@@ -3,7 +3,8 @@
 #include <algorithm>
 
 #include "baton/error.hpp"
-#include "submit/engine.hpp"
+#include "submit/kernel_entry.hpp"
+#include "submit/split_run.hpp"
 #include "submit/worker.hpp"
 
 namespace baton::detail {
@@ -79,7 +80,7 @@ bool Worker::inputs_landing(TaskRecord* t) {
   }
   try {
     const std::uint64_t unused = t->kernel->kernel.unused_args(device_.info().code_backend());
-    prepare(device_, index_, engine_.devices(), t->args,
+    prepare(device_, index_, host_.devices(), t->args,
             Span{t->range.first, t->range.first + t->range.n}, unused, landing_scratch_);
   } catch (...) {
     return false;  // enqueue meets the error again, and handles it
@@ -101,7 +102,7 @@ EventPtr Worker::enqueue(TaskRecord* t, Lane& lane, Span span, std::uint64_t ste
   const Kernel& kernel = t->kernel->kernel;
   const std::uint64_t unused = kernel.unused_args(device_.info().code_backend());
   if (!t->args.empty()) {
-    prepare(device_, index_, engine_.devices(), t->args, span, unused, scratch_);
+    prepare(device_, index_, host_.devices(), t->args, span, unused, scratch_);
     out.bytes_in = scratch_.bytes_in;
     // Its own open mark is on this very queue: in order, nothing to wait for
     // (and waiting would record it, one event per task again).
@@ -138,7 +139,7 @@ EventPtr Worker::enqueue(TaskRecord* t, Lane& lane, Span span, std::uint64_t ste
                   : out.started                       ? queue.record_timed()
                                                       : queue.record();
   if (t->tracked)
-    out.bytes_out = record_writes(device_, t->args, span, unused, done, engine_.write_back());
+    out.bytes_out = record_writes(device_, t->args, span, unused, done, host_.write_back());
   return done;
 }
 
@@ -148,7 +149,7 @@ EventPtr Worker::task_done_event(const TaskRecord* t) {
   // a stage of work across devices (a layer's backward that a ring's step
   // on another device follows): a Mark recorded when another queue comes to
   // wait would stand for all this device has queued by then.
-  if (depth_ == 1 || engine_.learns(t) || (t->pinned >= 0 && engine_.devices() > 1))
+  if (depth_ == 1 || host_.learns(t) || (t->pinned >= 0 && host_.devices() > 1))
     return compute_.record();
   // One recorded already (someone had to wait for it) was recorded before
   // this task's launch and cannot stand for it.
@@ -168,8 +169,8 @@ void Worker::record_open_mark() {
 }
 
 void Worker::issue_task(TaskRecord* t, int victim) {
-  if (!engine_.can_run(t, index_)) {  // stolen, but not for this device
-    engine_.make_ready(t, this);
+  if (!host_.can_run(t, index_)) {  // stolen, but not for this device
+    host_.make_ready(t, this);
     return;
   }
   Lane& lane = lane_of(t);
@@ -178,9 +179,9 @@ void Worker::issue_task(TaskRecord* t, int victim) {
     defer(t);
     return;
   }
-  engine_.left_queue(t, index_);
-  const double start = engine_.learns(t) ? now() : -1;
-  const double traced = engine_.trace_log().on() ? now() : -1;
+  host_.left_queue(t, index_);
+  const double start = host_.learns(t) ? now() : -1;
+  const double traced = host_.trace_log().on() ? now() : -1;
   std::uint64_t after = 0;  // traced: the other devices whose tasks this one follows
   if (traced >= 0 && t->tracked)
     for (const EventWait& w : t->waits)
@@ -196,9 +197,9 @@ void Worker::issue_task(TaskRecord* t, int victim) {
       counters_.add(counters_.reruns, 1);
       std::vector<TaskRecord*> again{t};
       device_lost(e.message());
-      engine_.requeue(again);
+      host_.requeue(again);
     } else if (e.code() == Errc::out_of_memory) {
-      engine_.exclude(t, index_, e.message());
+      host_.exclude(t, index_, e.message());
     } else {
       task_failed(t, std::current_exception());
     }
@@ -212,7 +213,7 @@ void Worker::issue_task(TaskRecord* t, int victim) {
   counters_.add(counters_.bytes_in, q.bytes_in);
   counters_.add(counters_.bytes_out, q.bytes_out);
   if (victim >= 0) counters_.add(counters_.steals, 1);
-  engine_.issued(t, done, index_, lane.id, *this);
+  host_.issued(t, done, index_, lane.id, *this);
   InFlight f{t, nullptr, span, std::move(done), start, 0, traced, victim, after, nullptr};
   if (traced >= 0) f.issue_s = now() - traced;
   in_flight(lane, std::move(f));
@@ -238,9 +239,9 @@ void Worker::issue_chunk(Participation& p, const Take& take) {
   TaskRecord* t = p.task;
   SplitRun& run = *p.run;
   const Span items{t->range.first + take.span.begin, t->range.first + take.span.end};
-  if (take.left_work && engine_.any_idle()) engine_.wake_one(index_);
+  if (take.left_work && host_.any_idle()) host_.wake_one(index_);
   const double start = now();
-  const double traced = engine_.trace_log().on() ? start : -1;
+  const double traced = host_.trace_log().on() ? start : -1;
   const std::uint64_t step = take.launch ? take.launch : items.size();
   Lane& lane = lane_of(t);
   Enqueued q;
