@@ -138,20 +138,27 @@ def main():
     peak = next((v for k, v in PEAK_BF16.items() if k in name), 0)
     runs = {}
     wanted = a.runs.split(",")
+
+    def record(key, result):  # each run's line as it ends, so a run cut short still tells
+        runs[key] = result
+        step = median(result["step_s"])
+        print(f"  {key}: {a.batch * per_item / step:.0f} {unit}/s, step {1e3 * step:.1f} ms", flush=True)
+
     if "plain" in wanted:
-        runs["plain"] = plain(model, loss_fn, x, y, a.steps, a.warmup)
+        record("plain", plain(model, loss_fn, x, y, a.steps, a.warmup))
     if "whole" in wanted:
-        runs["whole"] = balanced(model, loss_fn, x, y, a.steps, a.warmup, f"cuda:{a.gpu}", "static", a.batch)
+        record("whole", balanced(model, loss_fn, x, y, a.steps, a.warmup, f"cuda:{a.gpu}", "static", a.batch))
     if "partitions" in wanted:
         for p in a.policies.split(","):
-            runs[p] = balanced(model, loss_fn, x, y, a.steps, a.warmup,
-                               f"cuda:{a.gpu}/{a.partitions}", p, a.micro_batch)
+            record(p, balanced(model, loss_fn, x, y, a.steps, a.warmup,
+                               f"cuda:{a.gpu}/{a.partitions}", p, a.micro_batch))
     if "graphs" in wanted:
-        runs["ws+graphs"] = balanced(model, loss_fn, x, y, a.steps, a.warmup,
-                                     f"cuda:{a.gpu}/{a.partitions}", "ws", a.micro_batch, graphs=True)
+        record("ws+graphs", balanced(model, loss_fn, x, y, a.steps, a.warmup,
+                                     f"cuda:{a.gpu}/{a.partitions}", "ws", a.micro_batch, graphs=True))
     if "cpu" in wanted:
-        runs["gpu alone"] = balanced(model, loss_fn, x, y, a.steps, a.warmup, f"cuda:{a.gpu}", "ws", a.micro_batch)
-        runs["cpu+gpu"] = balanced(model, loss_fn, x, y, a.steps, a.warmup, f"cpu,cuda:{a.gpu}", "ws", a.micro_batch)
+        record("gpu alone", balanced(model, loss_fn, x, y, a.steps, a.warmup, f"cuda:{a.gpu}", "ws", a.micro_batch))
+        record("cpu+gpu", balanced(model, loss_fn, x, y, a.steps, a.warmup, f"cpu,cuda:{a.gpu}", "ws",
+                                   a.micro_batch))
 
     on_partitions = set(a.policies.split(",")) | {"ws+graphs"}
     rate = {k: a.batch * per_item / median(r["step_s"]) for k, r in runs.items()}

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # One call on the GPU host for baton.torch (issue 47): builds the Python
-# package against the host's python3 (PyTorch 2.11), runs its gpu tests, then
-# bench_torch.py for ResNet-50 and the GPT decoder, then two ranks of
-# ResNet-50 on 96 and 32 SMs (ddp_gpu.py, issue 48). Logs and JSON in $OUT.
-#   source scripts/device-env.sh; PARTS="tests resnet50 gpt ddp" bash bench/torch/run_gpu.sh
+# package against the host's python3 (PyTorch 2.11), then the parts in PARTS:
+#   ctest     the C++ tests labelled gpu, built in the same tree
+#   tests     the package's gpu tests (pytest -m gpu)
+#   resnet50, gpt  bench_torch.py for ResNet-50 and the GPT decoder
+#   ddp       two ranks of ResNet-50 on 96 and 32 SMs (ddp_gpu.py, issue 48)
+# Logs and JSON in $OUT.
+#   source scripts/device-env.sh; PARTS="ctest tests resnet50 gpt ddp" bash bench/run_gpu.sh torch
 set -uo pipefail
 out=${OUT:-/tmp/baton-gpu}
 mkdir -p "$out"
@@ -17,18 +20,27 @@ echo "build ok in $(($(date +%s) - start)) s"
 export PYTHONPATH=$PWD/build/gpu-py/python
 for part in ${PARTS:-tests resnet50 gpt ddp}; do
   case $part in
+    ctest)
+      targets=(baton_cli tests/readme_example)
+      for name in $(cd build/gpu-py && ctest -N -L gpu | awk '/Test +#/ {print $3}'); do
+        ninja -C build/gpu-py -t query "tests/$name" >/dev/null 2>&1 && targets+=("tests/$name")
+      done
+      ninja -C build/gpu-py "${targets[@]}" >>"$out/build_py.log" 2>&1 || tail -20 "$out/build_py.log"
+      (cd build/gpu-py && timeout 240 ctest -j 4 -L gpu -E python --output-on-failure --timeout 120) \
+        >"$out/ctest_gpu.log" 2>&1
+      grep -E "tests passed|Failed|\*\*\*" "$out/ctest_gpu.log" | tail -30 ;;
     tests)
-      timeout 300 python3 -m pytest -q -rs -p no:cacheprovider -m gpu python/tests -s \
+      timeout ${PYTEST_S:-300} python3 -m pytest -q -rs -p no:cacheprovider -m gpu python/tests -s \
         >"$out/pytest_gpu.log" 2>&1
       grep -E "passed|failed|GEMM|Error" "$out/pytest_gpu.log" | tail -20 ;;
     resnet50)
-      timeout 400 python3 bench/torch/bench_torch.py --model resnet50 --batch 256 --micro-batch 16 \
+      timeout ${BENCH_S:-400} python3 bench/torch/bench_torch.py --model resnet50 --batch 256 --micro-batch 16 \
         --json-out "$out/torch_resnet50.json" 2>&1 | tee "$out/torch_resnet50.log" | tail -12 ;;
     gpt)
-      timeout 400 python3 bench/torch/bench_torch.py --model gpt --batch 16 --micro-batch 1 \
+      timeout ${BENCH_S:-400} python3 bench/torch/bench_torch.py --model gpt --batch 16 --micro-batch 1 \
         --json-out "$out/torch_gpt.json" 2>&1 | tee "$out/torch_gpt.log" | tail -12 ;;
     ddp)
-      timeout 400 python3 -m torch.distributed.run --standalone --nproc_per_node 2 \
+      timeout ${BENCH_S:-400} python3 -m torch.distributed.run --standalone --nproc_per_node 2 \
         bench/torch/ddp_gpu.py --sms 96,32 --json-out "$out/torch_ddp.json" 2>&1 |
         tee "$out/torch_ddp.log" | tail -6 ;;
   esac
