@@ -10,7 +10,7 @@
 
 #include "bench_util.hpp"
 #include "device/cuda/cublas_gemm.hpp"
-#include "device/cuda/library.hpp"
+#include "vendor/cuda/library.hpp"
 
 using namespace baton;
 using namespace baton::bench;

@@ -7,8 +7,8 @@
 //   bench_cuda_tasks [json path]
 #include "baton/runtime.hpp"
 #include "bench_util.hpp"
-#include "workloads/builtin_fatbin.hpp"
 #include "workloads/balance_kernels.hpp"
+#include "workloads/builtin_fatbin.hpp"
 
 using namespace baton;
 using namespace baton::bench;

@@ -5,7 +5,7 @@
 
 #include "baton/error.hpp"
 #include "collective/nccl_api.hpp"
-#include "device/cuda/driver_api.hpp"
+#include "vendor/cuda/driver_api.hpp"
 
 namespace baton::collective {
 

@@ -1,7 +1,7 @@
 #include "collective/nccl_api.hpp"
 
 #include "baton/error.hpp"
-#include "device/cuda/library.hpp"
+#include "vendor/cuda/library.hpp"
 
 namespace baton::collective {
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "baton/kernel.hpp"
-#include "device/cuda/driver_api.hpp"
+#include "vendor/cuda/driver_api.hpp"
 
 namespace baton::cuda {
 

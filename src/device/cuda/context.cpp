@@ -1,29 +1,6 @@
 #include "device/cuda/context.hpp"
 
-#include <algorithm>
-
 namespace baton::cuda {
-namespace {
-
-std::mutex registry_mu;
-std::vector<Context*>& registry() {
-  static std::vector<Context*> live;
-  return live;
-}
-
-}  // namespace
-
-Context* Context::find(CUcontext ctx) {
-  std::lock_guard lock(registry_mu);
-  auto& live = registry();
-  auto it = std::find_if(live.rbegin(), live.rend(), [&](Context* c) { return c->ctx_ == ctx; });
-  return it == live.rend() ? nullptr : *it;
-}
-
-void Context::on_destroy(std::function<void()> fn) {
-  std::lock_guard lock(mu_);
-  on_destroy_.push_back(std::move(fn));
-}
 
 std::shared_ptr<Context> Context::primary(std::shared_ptr<Gpu> gpu) {
   CUcontext ctx = gpu->primary();
@@ -42,21 +19,18 @@ std::shared_ptr<Context> Context::green(std::shared_ptr<Gpu> gpu, CUgreenCtx gre
 }
 
 Context::Context(std::shared_ptr<Gpu> gpu, CUcontext ctx, CUgreenCtx green, int sm_count)
-    : gpu_(std::move(gpu)), ctx_(ctx), green_(green), sm_count_(sm_count) {
-  std::lock_guard lock(registry_mu);
-  registry().push_back(this);
-}
+    : gpu_(std::move(gpu)),
+      ctx_(ctx),
+      green_(green),
+      sm_count_(sm_count),
+      registration_(register_context(ctx, {sm_count, green != nullptr})) {}
 
 Context::~Context() {
-  {
-    std::lock_guard lock(registry_mu);
-    auto& live = registry();
-    live.erase(std::find(live.begin(), live.end(), this));
-  }
+  const std::vector<std::function<void()>> calls = forget_context(registration_);
   const DriverApi& d = driver();
   {
     ContextGuard guard(ctx_);
-    for (auto& fn : on_destroy_) fn();
+    for (const auto& fn : calls) fn();
     for (CUevent e : events_) d.cuEventDestroy(e);
     for (CUevent e : timed_events_) d.cuEventDestroy(e);
   }

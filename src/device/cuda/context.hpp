@@ -4,13 +4,14 @@
 // its device.
 #pragma once
 
-#include <functional>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <vector>
 
-#include "device/cuda/driver_api.hpp"
 #include "device/cuda/gpu.hpp"
+#include "vendor/cuda/context_registry.hpp"
+#include "vendor/cuda/driver_api.hpp"
 
 namespace baton::cuda {
 
@@ -34,13 +35,6 @@ class Context {
   CUevent take_event(bool timed = false);
   void give_event(CUevent e, bool timed = false);
 
-  // Runs `fn`, with this context current, when the context is destroyed: for
-  // state a library keeps per context (cuBLAS handles).
-  void on_destroy(std::function<void()> fn);
-  // The live Context whose handle is `ctx` (the latest made, where two
-  // share a primary context), or null.
-  static Context* find(CUcontext ctx);
-
  private:
   Context(std::shared_ptr<Gpu> gpu, CUcontext ctx, CUgreenCtx green, int sm_count);
 
@@ -50,7 +44,7 @@ class Context {
   int sm_count_;
   std::mutex mu_;
   std::vector<CUevent> events_, timed_events_;
-  std::vector<std::function<void()>> on_destroy_;
+  std::uint64_t registration_;  // in vendor/cuda/context_registry
 };
 
 }  // namespace baton::cuda

@@ -8,9 +8,9 @@
 #include <utility>
 
 #include "baton/error.hpp"
-#include "device/cuda/context.hpp"
-#include "device/cuda/driver_api.hpp"
-#include "device/cuda/library.hpp"
+#include "vendor/cuda/context_registry.hpp"
+#include "vendor/cuda/driver_api.hpp"
+#include "vendor/cuda/library.hpp"
 
 namespace baton {
 namespace {
@@ -105,9 +105,7 @@ cublasHandle_t handle_for(const Cublas& api, CUstream stream, bool tf32) {
     }
     h = it->second;
   }
-  if (first_of_context)
-    if (cuda::Context* owner = cuda::Context::find(ctx))
-      owner->on_destroy([&api, ctx] { drop_handles(api, ctx); });
+  if (first_of_context) cuda::on_context_destroyed(ctx, [&api, ctx] { drop_handles(api, ctx); });
   check(api, api.cublasSetMathMode(h, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH),
         "cublasSetMathMode");
   return h;

@@ -11,8 +11,8 @@
 
 #include "baton/device.hpp"
 #include "device/cuda/caching_allocator.hpp"
-#include "device/cuda/driver_api.hpp"
 #include "device/cuda/staging_pool.hpp"
+#include "vendor/cuda/driver_api.hpp"
 
 namespace baton::cuda {
 

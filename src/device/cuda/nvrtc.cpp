@@ -3,7 +3,7 @@
 #include <nvrtc.h>
 
 #include "baton/error.hpp"
-#include "device/cuda/library.hpp"
+#include "vendor/cuda/library.hpp"
 
 namespace baton::cuda {
 namespace {

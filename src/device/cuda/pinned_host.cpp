@@ -2,8 +2,8 @@
 
 #include <cstdio>
 
-#include "device/cuda/driver_api.hpp"
 #include "device/host_memory.hpp"
+#include "vendor/cuda/driver_api.hpp"
 
 namespace baton::cuda {
 

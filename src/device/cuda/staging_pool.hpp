@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "device/cuda/driver_api.hpp"
+#include "vendor/cuda/driver_api.hpp"
 
 namespace baton::cuda {
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "baton/error.hpp"
-#include "device/opencl/cl_api.hpp"
+#include "vendor/opencl/cl_api.hpp"
 
 namespace baton::detail::opencl {
 

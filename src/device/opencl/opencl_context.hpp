@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "device/opencl/cl_api.hpp"
 #include "device/opencl/program_cache.hpp"
+#include "vendor/opencl/cl_api.hpp"
 
 namespace baton::detail::opencl {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "device/opencl/cl_api.hpp"
 #include "device/opencl/cl_error.hpp"
+#include "vendor/opencl/cl_api.hpp"
 
 namespace baton::detail::opencl {
 

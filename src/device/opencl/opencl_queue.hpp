@@ -11,8 +11,8 @@
 #include <unordered_map>
 
 #include "baton/device.hpp"
-#include "device/opencl/cl_api.hpp"
 #include "device/opencl/opencl_context.hpp"
+#include "vendor/opencl/cl_api.hpp"
 
 namespace baton::detail::opencl {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "device/opencl/cl_api.hpp"
+#include "vendor/opencl/cl_api.hpp"
 
 namespace baton::detail::opencl {
 

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "baton/error.hpp"
-#include "device/cuda/context.hpp"
-#include "device/cuda/library.hpp"
 #include "train/cuda/train_fatbin.hpp"
+#include "vendor/cuda/context_registry.hpp"
+#include "vendor/cuda/library.hpp"
 
 namespace baton::train::cuda_step {
 
@@ -106,8 +106,8 @@ StreamState& state_for(CUstream stream, const char* where) {
       });
       auto fresh = std::make_unique<StreamState>();
       fresh->ctx = ctx;
-      if (cuda::Context* c = cuda::Context::find(ctx); c && c->is_green())
-        fresh->sm_target = c->sm_count();
+      if (auto facts = cuda::context_facts(ctx); facts && facts->green)
+        fresh->sm_target = facts->sm_count;
       check(lt().cublasLtCreate(&fresh->handle), "cublasLtCreate");
       fresh->fn = load_functions(where);
       fresh->workspace.at_least(kWorkspace, stream, where);
@@ -115,9 +115,7 @@ StreamState& state_for(CUstream stream, const char* where) {
     }
     s = slot.get();
   }
-  if (first_of_context)
-    if (cuda::Context* owner = cuda::Context::find(ctx))
-      owner->on_destroy([ctx] { drop_states(ctx); });
+  if (first_of_context) cuda::on_context_destroyed(ctx, [ctx] { drop_states(ctx); });
   return *s;
 }
 

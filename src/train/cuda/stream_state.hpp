@@ -13,7 +13,7 @@
 #include <string>
 #include <utility>
 
-#include "device/cuda/driver_api.hpp"
+#include "vendor/cuda/driver_api.hpp"
 
 namespace baton::train::cuda_step {
 

@@ -1,7 +1,7 @@
 #include "train/opencl/grad_opencl.hpp"
 
 // The backend's OpenCL headers first: they set the API level CLBlast's see.
-#include "device/opencl/cl_api.hpp"
+#include "vendor/opencl/cl_api.hpp"
 // clang-format off
 #include <clblast_c.h>
 // clang-format on

@@ -13,9 +13,9 @@
 
 #include "baton/error.hpp"
 #include "device/backend.hpp"
-#include "workloads/builtin_fatbin.hpp"
 #include "device/cuda/cuda_device.hpp"
 #include "support/backend_fixture.hpp"
+#include "workloads/builtin_fatbin.hpp"
 
 namespace baton::test {
 

@@ -3,7 +3,7 @@
 // No GPU needed: the table is baton's.
 #include <gtest/gtest.h>
 
-#include "device/cuda/driver_api.hpp"
+#include "vendor/cuda/driver_api.hpp"
 
 using baton::Errc;
 using baton::cuda::classify;

@@ -1,4 +1,4 @@
-#include "device/cuda/library.hpp"
+#include "vendor/cuda/library.hpp"
 
 #include <dlfcn.h>
 

@@ -1,4 +1,4 @@
-#include "device/cuda/driver_api.hpp"
+#include "vendor/cuda/driver_api.hpp"
 
 #include <dlfcn.h>
 
