@@ -10,7 +10,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "balance_case.hpp"
 #include "baton/error.hpp"
 #include "baton/runtime.hpp"
 #include "baton/sim.hpp"
@@ -20,10 +19,13 @@
 #include "policy_list.hpp"
 #include "report/recording.hpp"
 #include "sched/policy.hpp"
-#include "sim_bytes.hpp"
 #include "table.hpp"
+#include "workloads/balance_case.hpp"
+#include "workloads/sim_bytes.hpp"
 
 namespace baton::cli {
+
+using namespace workloads;  // the balance harness
 
 namespace {
 

@@ -11,7 +11,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "balance_case.hpp"
 #include "baton/error.hpp"
 #include "baton/runtime.hpp"
 #include "commands.hpp"
@@ -20,8 +19,11 @@
 #include "output_file.hpp"
 #include "policy_list.hpp"
 #include "table.hpp"
+#include "workloads/balance_case.hpp"
 
 namespace baton::cli {
+
+using namespace workloads;  // the balance harness
 
 namespace {
 

@@ -14,7 +14,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "balance_case.hpp"
 #include "baton/error.hpp"
 #include "baton/runtime.hpp"
 #include "commands.hpp"
@@ -26,8 +25,11 @@
 #include "resource/link_probe.hpp"
 #include "resource/telemetry.hpp"
 #include "table.hpp"
+#include "workloads/balance_case.hpp"
 
 namespace baton::cli {
+
+using namespace workloads;  // the balance harness
 
 namespace {
 

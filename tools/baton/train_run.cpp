@@ -2,11 +2,13 @@
 
 #include <algorithm>
 
-#include "sim_bytes.hpp"
 #include "table.hpp"
 #include "train/trainer.hpp"
+#include "workloads/sim_bytes.hpp"
 
 namespace baton::cli {
+
+using namespace workloads;  // the balance harness
 
 namespace {
 

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <functional>
 
-namespace baton::cli {
+namespace baton::workloads {
 
 // Runs body(begin, end) over [0, n) cut into blocks of at least `grain`, one
 // a host thread (the caller's among them); returns once all have run. `body`
@@ -13,4 +13,4 @@ namespace baton::cli {
 void for_blocks(std::uint64_t n, std::uint64_t grain,
                 const std::function<void(std::uint64_t, std::uint64_t)>& body);
 
-}  // namespace baton::cli
+}  // namespace baton::workloads

@@ -1,10 +1,10 @@
-#include "host_blocks.hpp"
+#include "workloads/host_blocks.hpp"
 
 #include <algorithm>
 #include <thread>
 #include <vector>
 
-namespace baton::cli {
+namespace baton::workloads {
 
 void for_blocks(std::uint64_t n, std::uint64_t grain,
                 const std::function<void(std::uint64_t, std::uint64_t)>& body) {
@@ -19,4 +19,4 @@ void for_blocks(std::uint64_t n, std::uint64_t grain,
   for (auto& t : others) t.join();
 }
 
-}  // namespace baton::cli
+}  // namespace baton::workloads

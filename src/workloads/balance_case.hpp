@@ -14,7 +14,7 @@
 #include "baton/devices.hpp"
 #include "baton/runtime.hpp"
 
-namespace baton::cli {
+namespace baton::workloads {
 
 struct Shape {
   std::uint64_t items = 1 << 20;
@@ -115,4 +115,4 @@ class BalanceCase {
   std::vector<std::string> checked_in_full_;  // policies whose output was scanned whole
 };
 
-}  // namespace baton::cli
+}  // namespace baton::workloads

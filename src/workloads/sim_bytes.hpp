@@ -8,7 +8,7 @@
 
 #include "baton/runtime.hpp"
 
-namespace baton::cli {
+namespace baton::workloads {
 
 using LinkBytes = std::array<std::uint64_t, kLinkKinds>;
 
@@ -19,4 +19,4 @@ LinkBytes sim_bytes_moved(const Runtime& rt, const std::vector<int>& devices = {
 // after - before, kind by kind.
 LinkBytes bytes_between(const LinkBytes& before, const LinkBytes& after);
 
-}  // namespace baton::cli
+}  // namespace baton::workloads

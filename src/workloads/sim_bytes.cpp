@@ -1,8 +1,8 @@
-#include "sim_bytes.hpp"
+#include "workloads/sim_bytes.hpp"
 
 #include "baton/sim.hpp"
 
-namespace baton::cli {
+namespace baton::workloads {
 
 LinkBytes sim_bytes_moved(const Runtime& rt, const std::vector<int>& devices) {
   LinkBytes by_kind{};
@@ -22,4 +22,4 @@ LinkBytes bytes_between(const LinkBytes& before, const LinkBytes& after) {
   return d;
 }
 
-}  // namespace baton::cli
+}  // namespace baton::workloads

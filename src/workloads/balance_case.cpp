@@ -1,4 +1,4 @@
-#include "balance_case.hpp"
+#include "workloads/balance_case.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -6,11 +6,11 @@
 
 #include "baton/error.hpp"
 #include "device/host_memory.hpp"
-#include "host_blocks.hpp"
 #include "resource/link_probe.hpp"
 #include "workloads/balance_kernels.hpp"
+#include "workloads/host_blocks.hpp"
 
-namespace baton::cli {
+namespace baton::workloads {
 
 double speedup_over(double base_s, const RunStats& r) {
   return base_s > 0 && r.makespan_s > 0 ? base_s / r.makespan_s : 0;
@@ -289,4 +289,4 @@ void BalanceCase::check(const std::string& policy, bool every_element) {
   if (first_nan < got.size()) wrong(first_nan, " (never written)");
 }
 
-}  // namespace baton::cli
+}  // namespace baton::workloads
