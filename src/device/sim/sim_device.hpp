@@ -159,9 +159,10 @@ class SimDevice final : public Device {
  private:
   class SimQueue;
   // A copy's bytes, where the device runs code (memmove: a copy within one
-  // memory may overlap); time only, nothing.
+  // memory may overlap); time only, nothing. An empty copy may name no
+  // memory at all (a null pointer), which memmove may not be given.
   void move_bytes(void* dst, const void* src, std::size_t bytes) const {
-    if (execute_) std::memmove(dst, src, bytes);
+    if (execute_ && bytes > 0) std::memmove(dst, src, bytes);
   }
   SimDeviceSpec spec_;
   double launch_us_;
