@@ -28,7 +28,12 @@ if ((${#missing[@]})); then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-cmake --preset "$preset" "$@" >/dev/null
+# The main job's build is a unity build: 123 s instead of 206 s for the CLI
+# on 2 cores. The tests, benchmarks and sanitizer builds compile each file
+# alone, so a missing include still shows.
+unity=OFF
+[ "$scope" = main ] && unity=ON
+cmake --preset "$preset" -DCMAKE_UNITY_BUILD="$unity" -DCMAKE_UNITY_BUILD_BATCH_SIZE=8 "$@" >/dev/null
 if [ "$scope" = main ]; then
   cmake --build --preset "$preset" --target baton_cli
 else
