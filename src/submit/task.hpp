@@ -70,6 +70,7 @@ struct alignas(64) TaskRecord {
   SpinLock lock;                  // guards successors, waits, event, device and state changes
   bool has_exclusions = false;    // `excluded` holds something
   bool holds_edges = false;       // its last run was tracked: waits and event to let go
+  bool scrubbed = true;           // holds nothing of a finished run (TaskPool::scrub)
   LaneId lane = LaneId::compute;  // single: the queue it went down
   int policy = 0;
   int pinned = -1;  // baton::on(d)

@@ -40,6 +40,8 @@ TaskRecord* TaskPool::take() {
 }
 
 void TaskPool::scrub(TaskRecord* r) {
+  if (r->scrubbed) return;
+  r->scrubbed = true;
   r->args.clear();
   r->error = nullptr;
   if (r->holds_edges) {
@@ -49,10 +51,14 @@ void TaskPool::scrub(TaskRecord* r) {
   }
 }
 
+// Records given back go in front of both lists (flush, take), and a scrub
+// reaches every record behind them: the first one already scrubbed ends the
+// walk. Walking the whole pool on every wait cost a 16-item parallel_for
+// about 15 us once the pool had grown.
 void TaskPool::scrub_returned() {
   std::lock_guard lock(mu_);
-  for (TaskRecord* r = returned_; r; r = r->next) scrub(r);
-  for (TaskRecord* r = local_; r; r = r->next) scrub(r);
+  for (TaskRecord* r = returned_; r && !r->scrubbed; r = r->next) scrub(r);
+  for (TaskRecord* r = local_; r && !r->scrubbed; r = r->next) scrub(r);
 }
 
 void TaskPool::give(TaskRecord* r, FreeBatch& batch) {
@@ -75,6 +81,7 @@ void TaskPool::give(TaskRecord* r, FreeBatch& batch) {
     r->has_exclusions = false;
   }
   r->upstream_failed = false;
+  r->scrubbed = false;
   r->tracked = false;
   r->device = r->pinned = r->placed_on = -1;
   r->split = nullptr;
