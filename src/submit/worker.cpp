@@ -172,7 +172,6 @@ void Worker::take_announcements() {
       *p = Participation{};
     }
     p->task = t;
-    p->run = t->split;
     parts_.push_back(std::move(p));
   }
 }

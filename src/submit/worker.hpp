@@ -29,8 +29,6 @@
 
 namespace baton::detail {
 
-struct SplitRun;
-
 // Tasks other threads place on a device: a lock-free stack the owner empties
 // at once, oldest first.
 class Inbox {
@@ -107,7 +105,6 @@ class Worker {
   // Work it found: a whole task, or a chunk of a spread task it takes part in.
   struct Participation {
     TaskRecord* task = nullptr;
-    SplitRun* run = nullptr;
     std::uint64_t done_items = 0;  // completed here, not yet published
     int in_flight = 0;
     bool excluded = false;  // its buffers did not fit this device: it takes no more

@@ -122,7 +122,7 @@ void Worker::chunk_completed(Participation& p, Span span, std::uint64_t step, do
   --p.in_flight;
   --chunks_in_flight_;
   p.done_items += span.size();
-  DeviceStats& st = p.run->stats[index_];
+  DeviceStats& st = p.task->split->stats[index_];
   const std::uint64_t launches = (span.size() + step - 1) / step;
   if (st.items == 0) {
     st.first_chunk_items = span.size();

@@ -237,7 +237,7 @@ bool Worker::done_now(const EventPtr& e) {
 
 void Worker::issue_chunk(Participation& p, const Take& take) {
   TaskRecord* t = p.task;
-  SplitRun& run = *p.run;
+  SplitRun& run = *t->split;
   const Span items{t->range.first + take.span.begin, t->range.first + take.span.end};
   if (take.left_work && host_.any_idle()) host_.wake_one(index_);
   const double start = now();
