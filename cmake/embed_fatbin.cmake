@@ -1,11 +1,8 @@
-# cmake -DINPUT=<fatbin> -DOUTPUT=<cpp> [-DHEADER=<h> -DFUNCTION=<ns::name>] -P embed_fatbin.cmake
-# Writes a C++ file defining FUNCTION() (baton::detail::builtin_cuda_fatbin,
-# declared in workloads/builtin_fatbin.hpp, by default) over the bytes.
-if(NOT HEADER)
-  set(HEADER "workloads/builtin_fatbin.hpp")
-endif()
-if(NOT FUNCTION)
-  set(FUNCTION "baton::detail::builtin_cuda_fatbin")
+# cmake -DINPUT=<fatbin> -DOUTPUT=<cpp> -DHEADER=<h> -DFUNCTION=<ns::name> -P embed_fatbin.cmake
+# Writes a C++ file defining FUNCTION(), declared in HEADER, over the bytes
+# (baton_cuda_fatbin in CudaFatbin.cmake runs it).
+if(NOT HEADER OR NOT FUNCTION)
+  message(FATAL_ERROR "embed_fatbin.cmake: give -DHEADER and -DFUNCTION")
 endif()
 string(REGEX REPLACE "::[^:]*$" "" ns "${FUNCTION}")
 string(REGEX REPLACE "^.*::" "" name "${FUNCTION}")
