@@ -11,10 +11,8 @@ export NCCL_NVLS_ENABLE=0 BATON_PERF_MODEL_FILE=
 targets=()
 if [ "${TESTS:-1}" != 1 ]; then
   cmake -S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release >"$out/build.log" 2>&1
-  targets=(baton_cli tests/readme_example)
-  for name in $(cd build/gpu && ctest -N -L gpu | awk '/Test +#/ {print $3}'); do
-    ninja -C build/gpu -t query "tests/$name" >/dev/null 2>&1 && targets+=("tests/$name")
-  done
+  source bench/gpu_test_targets.sh
+  mapfile -t targets < <(gpu_test_targets build/gpu)
 fi
 start=$(date +%s)
 { cmake -S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release && ninja -C build/gpu "${targets[@]}"; } \

@@ -21,11 +21,8 @@ export PYTHONPATH=$PWD/build/gpu-py/python
 for part in ${PARTS:-tests resnet50 gpt ddp}; do
   case $part in
     ctest)
-      targets=(baton_cli tests/readme_example)
-      for name in $(cd build/gpu-py && ctest -N -L gpu | awk '/Test +#/ {print $3}'); do
-        ninja -C build/gpu-py -t query "tests/$name" >/dev/null 2>&1 && targets+=("tests/$name")
-      done
-      ninja -C build/gpu-py "${targets[@]}" >>"$out/build_py.log" 2>&1 || tail -20 "$out/build_py.log"
+      source bench/gpu_test_targets.sh
+      ninja -C build/gpu-py $(gpu_test_targets build/gpu-py) >>"$out/build_py.log" 2>&1 || tail -20 "$out/build_py.log"
       (cd build/gpu-py && timeout 240 ctest -j 4 -L gpu -E python --output-on-failure --timeout 120) \
         >"$out/ctest_gpu.log" 2>&1
       grep -E "tests passed|Failed|\*\*\*" "$out/ctest_gpu.log" | tail -30 ;;
